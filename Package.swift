@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "repeater",
+    products: [
+        .executable(name: "repeater", targets: ["repeater"]),
+        .executable(name: "repeater-capture", targets: ["repeater-capture"]),
+        // LD_PRELOAD-able allocation/lock counter for the integration tests' real-time check.
+        .library(name: "RepeaterRTCheck", type: .dynamic, targets: ["RTCheck"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CJack", path: "Sources/CJack", pkgConfig: "jack",
+                       providers: [.apt(["libjack-jackd2-dev"])]),
+        .systemLibrary(name: "CSndfile", path: "Sources/CSndfile", pkgConfig: "sndfile",
+                       providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CRubberBand", path: "Sources/CRubberBand", pkgConfig: "rubberband",
+                       providers: [.apt(["librubberband-dev"])]),
+        // Small C seams: the optional real-time probe, signal flags.
+        .target(name: "CRepeaterSupport", linkerSettings: [.linkedLibrary("dl")]),
+        // malloc/free/pthread_mutex_lock interposer with a thread-local "real-time section" flag.
+        .target(name: "RTCheck", linkerSettings: [.linkedLibrary("dl")]),
+        // Everything the audio thread runs. No Foundation, no JACK.
+        .target(name: "RepeaterEngine", dependencies: ["CRubberBand"],
+                // The release build compiles the whole module at once, which lets the compiler check
+                // the render path's @_noLocks contract (see Engine.render).
+                swiftSettings: [.define("REPEATER_PERFORMANCE_CHECKS", .when(configuration: .release))]),
+        // The non-real-time side: files, disk reader, JACK binding, offline render, CLI helpers.
+        .target(name: "RepeaterKit", dependencies: ["RepeaterEngine", "CJack", "CSndfile", "CRepeaterSupport"]),
+        .executableTarget(name: "repeater", dependencies: ["RepeaterKit"]),
+        .executableTarget(name: "repeater-capture", dependencies: ["RepeaterKit"]),
+        .testTarget(name: "RepeaterEngineTests", dependencies: ["RepeaterEngine", "RTCheck"]),
+        .testTarget(name: "RepeaterKitTests", dependencies: ["RepeaterKit", "RTCheck"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["RepeaterKit", "repeater", "repeater-capture"]),
+    ]
+)

@@ -1,0 +1,34 @@
+#ifndef REPEATER_SUPPORT_H
+#define REPEATER_SUPPORT_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// ---- Real-time probe --------------------------------------------------------------------------
+// The JACK callback brackets its work with these. They do nothing unless the RTCheck library was
+// preloaded (LD_PRELOAD=libRepeaterRTCheck.so), in which case they mark the audio thread so that
+// every allocation or lock on it is counted. Resolved once, at start-up, by dlsym.
+typedef void (*repeater_probe_fn)(void);
+extern repeater_probe_fn repeater_rtprobe_enter_fn;
+extern repeater_probe_fn repeater_rtprobe_leave_fn;
+/// Looks the probe up; returns 1 when a checker is present. Control thread, before activation.
+int repeater_rtprobe_init(void);
+/// Real-time thread.
+static inline void repeater_rtprobe_enter(void) { if (repeater_rtprobe_enter_fn) repeater_rtprobe_enter_fn(); }
+/// Real-time thread.
+static inline void repeater_rtprobe_leave(void) { if (repeater_rtprobe_leave_fn) repeater_rtprobe_leave_fn(); }
+
+// ---- Signals ----------------------------------------------------------------------------------
+/// Installs handlers for SIGINT, SIGTERM and SIGHUP that only record the signal and write one byte
+/// to a pipe (so a poll() on repeater_signal_fd() wakes). SIGPIPE is ignored.
+/// Returns 0, or -1 with errno set.
+int repeater_signals_install(void);
+/// The read end of the wake-up pipe, or -1 before install.
+int repeater_signal_fd(void);
+/// The first signal received since the last call (0 if none); drains the pipe.
+int repeater_signal_take(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,63 @@
+#define _GNU_SOURCE
+#include "repeater_support.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+repeater_probe_fn repeater_rtprobe_enter_fn;
+repeater_probe_fn repeater_rtprobe_leave_fn;
+
+int repeater_rtprobe_init(void) {
+    repeater_rtprobe_enter_fn = (repeater_probe_fn)dlsym(RTLD_DEFAULT, "rtcheck_enter");
+    repeater_rtprobe_leave_fn = (repeater_probe_fn)dlsym(RTLD_DEFAULT, "rtcheck_leave");
+    if (!repeater_rtprobe_enter_fn || !repeater_rtprobe_leave_fn) {
+        repeater_rtprobe_enter_fn = 0;
+        repeater_rtprobe_leave_fn = 0;
+        return 0;
+    }
+    return 1;
+}
+
+static int signal_pipe[2] = {-1, -1};
+static volatile sig_atomic_t pending_signal;
+
+static void on_signal(int sig) {
+    int saved = errno;
+    if (pending_signal == 0) pending_signal = sig;
+    if (signal_pipe[1] >= 0) {
+        char b = (char)sig;
+        ssize_t r = write(signal_pipe[1], &b, 1);
+        (void)r;
+    }
+    errno = saved;
+}
+
+int repeater_signals_install(void) {
+    if (signal_pipe[0] < 0) {
+        if (pipe2(signal_pipe, O_NONBLOCK | O_CLOEXEC) != 0) return -1;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    if (sigaction(SIGINT, &sa, 0) || sigaction(SIGTERM, &sa, 0) || sigaction(SIGHUP, &sa, 0)) return -1;
+    signal(SIGPIPE, SIG_IGN);
+    return 0;
+}
+
+int repeater_signal_fd(void) { return signal_pipe[0]; }
+
+int repeater_signal_take(void) {
+    char buf[64];
+    if (signal_pipe[0] >= 0) {
+        while (read(signal_pipe[0], buf, sizeof buf) > 0) {}
+    }
+    int sig = pending_signal;
+    pending_signal = 0;
+    return sig;
+}

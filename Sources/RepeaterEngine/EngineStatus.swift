@@ -1,0 +1,29 @@
+import Synchronization
+
+/// What the audio thread publishes for the control thread. Each field is written by the audio thread
+/// only (relaxed: independent values, read for display and for exit decisions that are confirmed
+/// through `cycles`).
+public struct EngineStatus: ~Copyable, Sendable {
+    /// The source frame that the next rendered frame will come from.
+    public let playheadFrame: Atomic<Int>
+    /// Completed `render` calls.
+    public let cycles = Atomic<Int>(0)
+    /// Frames rendered in total (silence included).
+    public let renderedFrames = Atomic<Int>(0)
+    /// Cycles in which the source was late and silence was output.
+    public let underruns = Atomic<Int>(0)
+    /// Blocks of an older read generation skipped after a seek.
+    public let staleBlocks = Atomic<Int>(0)
+    /// True while playing (or fading towards playing).
+    public let playing = Atomic<Bool>(true)
+    /// The cycle in which the last source frame was output, or -1.
+    public let finishedCycle = Atomic<Int>(-1)
+    /// Events that did not fit in the event ring (the control thread was not draining it).
+    public let lostEvents = Atomic<Int>(0)
+    /// Reader requests that did not fit in the request ring.
+    public let lostRequests = Atomic<Int>(0)
+
+    public init(startFrame: Int) {
+        playheadFrame = Atomic(startFrame)
+    }
+}

@@ -1,0 +1,81 @@
+/// A command from the keyboard or from a line on stdin.
+public enum ControlCommand: Equatable, Sendable {
+    case play, pause, toggle
+    case seek(TimeSpec)
+    /// Seek relative to the audible position, in seconds.
+    case seekBy(Double)
+    case status
+    case quit
+    case help
+
+    /// Parses one line of the stdin protocol. Throws a one-line error for anything unknown or malformed.
+    public init(line: String) throws(RepeaterError) {
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        guard let verb = words.first?.lowercased() else { throw .input("empty command") }
+        let arguments = Array(words.dropFirst())
+        func noArguments(_ command: ControlCommand) throws(RepeaterError) -> ControlCommand {
+            guard arguments.isEmpty else { throw .input("'\(verb)' takes no argument") }
+            return command
+        }
+        switch verb {
+        case "play": self = try noArguments(.play)
+        case "pause": self = try noArguments(.pause)
+        case "toggle": self = try noArguments(.toggle)
+        case "status": self = try noArguments(.status)
+        case "quit", "exit": self = try noArguments(.quit)
+        case "help": self = try noArguments(.help)
+        case "seek":
+            guard arguments.count == 1 else { throw .input("usage: seek TIME (e.g. seek 1:23.5)") }
+            let text = arguments[0]
+            if text.hasPrefix("+") || text.hasPrefix("-"), let delta = Double(text) {
+                self = .seekBy(delta)
+            } else {
+                self = .seek(try TimeSpec(parsing: text))
+            }
+        default:
+            throw .input("unknown command '\(verb)'; try: play, pause, toggle, seek TIME, status, quit")
+        }
+    }
+}
+
+/// Builds one JSON object as a line, keys in the order they are added.
+public struct JSONLine {
+    private var fields: [String] = []
+
+    public init() {}
+
+    public mutating func add(_ key: String, _ value: String) { fields.append("\(Self.quote(key)):\(Self.quote(value))") }
+    public mutating func add(_ key: String, _ value: Int) { fields.append("\(Self.quote(key)):\(value)") }
+    public mutating func add(_ key: String, _ value: Bool) { fields.append("\(Self.quote(key)):\(value)") }
+    public mutating func add(_ key: String, _ value: Double) {
+        fields.append("\(Self.quote(key)):" + (value.isFinite ? Self.number(value) : "null"))
+    }
+
+    public var text: String { "{" + fields.joined(separator: ",") + "}" }
+
+    static func number(_ value: Double) -> String {
+        let rounded = (value * 1000).rounded() / 1000
+        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+    }
+
+    public static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import RepeaterEngine
+import Synchronization
+
+/// The disk thread: decodes the file into the engine's `BlockRing`, tagging each block with its
+/// source frame and read generation, and follows the engine's seek requests.
+///
+/// `step()` does one unit of work and is what the thread loops over; the offline renderer calls it
+/// directly (see `fill()`), which keeps offline output deterministic.
+public final class DiskReader: @unchecked Sendable {
+    public let file: AudioFile
+    /// The engine owns the rings; the reader is their producer (blocks) and consumer (requests).
+    private let engine: Engine
+    private let scratch: UnsafeMutablePointer<Float>
+    private var position: Int
+    private var generation: UInt32 = 0
+    private var atEnd = false
+
+    private let stopRequested = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private var thread: Thread?
+    /// How long the thread sleeps when the ring is full and nothing was asked.
+    public var idleMicroseconds: UInt32 = 4000
+
+    /// `startFrame` and generation 0 must match the engine's configuration.
+    public init(file: AudioFile, engine: Engine) {
+        self.file = file
+        self.engine = engine
+        position = engine.configuration.startFrame
+        scratch = .allocate(capacity: engine.blocks.blockFrames * engine.channelCount)
+    }
+
+    deinit {
+        stop()
+        scratch.deallocate()
+    }
+
+    /// Does one unit of work (a request, or one block); returns false when there was nothing to do.
+    @discardableResult
+    public func step() -> Bool {
+        if let request = engine.readerRequests.pop() {
+            switch request {
+            case .seek(let frame, let newGeneration):
+                generation = newGeneration
+                position = min(frame, file.info.frameCount)
+                atEnd = false
+                if position < file.info.frameCount && !file.seek(to: position) {
+                    position = file.info.frameCount  // cannot get there: end this generation
+                }
+            }
+            return true
+        }
+        if atEnd { return false }
+        guard let slot = engine.blocks.writableSlot() else { return false }
+        let blockFrames = engine.blocks.blockFrames
+        let wanted = min(blockFrames, file.info.frameCount - position)
+        let count = wanted > 0 ? file.read(into: scratch, frameCount: wanted) : 0
+        if count > 0 {
+            let channels = engine.channelCount
+            for channel in 0..<channels {
+                let destination = engine.blocks.channel(channel, ofSlot: slot)
+                for frame in 0..<count { destination[frame] = scratch[frame * channels + channel] }
+            }
+            engine.blocks.publish(BlockTag(startFrame: position, frameCount: count, generation: generation))
+            position += count
+        } else {
+            engine.blocks.publish(BlockTag(startFrame: position, frameCount: 0, generation: generation, isEnd: true))
+            atEnd = true
+        }
+        return true
+    }
+
+    /// Steps until there is nothing to do (the ring is full, or the end is queued).
+    public func fill() {
+        while step() {}
+    }
+
+    /// Starts the disk thread.
+    public func start() {
+        guard thread == nil else { return }
+        let thread = Thread { [unowned self] in
+            while !self.stopRequested.load(ordering: .relaxed) {
+                if !self.step() { usleep(self.idleMicroseconds) }
+            }
+            self.finished.signal()
+        }
+        thread.name = "repeater-disk"
+        thread.qualityOfService = .userInitiated
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Stops and joins the disk thread (no-op when it is not running).
+    public func stop() {
+        guard thread != nil else { return }
+        stopRequested.store(true, ordering: .relaxed)
+        finished.wait()
+        thread = nil
+    }
+}

@@ -1,0 +1,98 @@
+import CJack
+import Glibc
+import CRepeaterSupport
+import RepeaterEngine
+import Synchronization
+
+// C callbacks are plain global functions in a library file: closures written in main.swift would
+// be main-actor isolated, and Swift 6 traps when the JACK thread enters them.
+
+/// What the process callback needs, set up before activation and never changed while active.
+final class JackProcessContext: @unchecked Sendable {
+    let engine: Engine
+    let channelCount: Int
+    let ports: UnsafeMutablePointer<OpaquePointer?>
+    let buffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let placeholder: UnsafeMutablePointer<Float>
+
+    init(engine: Engine, ports: [OpaquePointer]) {
+        self.engine = engine
+        channelCount = ports.count
+        self.ports = .allocate(capacity: ports.count)
+        for (index, port) in ports.enumerated() { (self.ports + index).initialize(to: port) }
+        placeholder = .allocate(capacity: 1)
+        buffers = .allocate(capacity: ports.count)
+        buffers.initialize(repeating: placeholder, count: ports.count)
+    }
+
+    deinit {
+        ports.deallocate()
+        buffers.deallocate()
+        placeholder.deallocate()
+    }
+
+    /// Real-time thread.
+    @inline(__always)
+    func process(_ frameCount: jack_nframes_t) {
+        for channel in 0..<channelCount {
+            buffers[channel] = jack_port_get_buffer(ports[channel], frameCount).assumingMemoryBound(to: Float.self)
+        }
+        engine.render(frameCount: Int(frameCount), outputs: buffers)
+    }
+}
+
+/// Flags set by JACK's notification callbacks; the control thread acts on them.
+public final class JackNotifications: Sendable {
+    public let serverShutdown = Atomic<Bool>(false)
+    public let xruns = Atomic<Int>(0)
+    public let bufferSize = Atomic<Int>(0)
+    public let sampleRate = Atomic<Int>(0)
+    public init() {}
+}
+
+/// Real-time thread: JACK's process callback.
+func repeaterJackProcess(_ frameCount: jack_nframes_t, _ argument: UnsafeMutableRawPointer?) -> Int32 {
+    repeater_rtprobe_enter()
+    Unmanaged<JackProcessContext>.fromOpaque(argument!)._withUnsafeGuaranteedRef { $0.process(frameCount) }
+    repeater_rtprobe_leave()
+    return 0
+}
+
+/// JACK's notification thread; must behave like a signal handler.
+func repeaterJackShutdown(_ code: jack_status_t, _ reason: UnsafePointer<CChar>?, _ argument: UnsafeMutableRawPointer?) {
+    Unmanaged<JackNotifications>.fromOpaque(argument!)._withUnsafeGuaranteedRef {
+        $0.serverShutdown.store(true, ordering: .relaxed)
+    }
+}
+
+func repeaterJackXrun(_ argument: UnsafeMutableRawPointer?) -> Int32 {
+    Unmanaged<JackNotifications>.fromOpaque(argument!)._withUnsafeGuaranteedRef {
+        _ = $0.xruns.add(1, ordering: .relaxed)
+    }
+    return 0
+}
+
+/// Runs with the process cycle suspended. The engine renders any cycle size, so nothing to resize.
+func repeaterJackBufferSize(_ frames: jack_nframes_t, _ argument: UnsafeMutableRawPointer?) -> Int32 {
+    Unmanaged<JackNotifications>.fromOpaque(argument!)._withUnsafeGuaranteedRef {
+        $0.bufferSize.store(Int(frames), ordering: .relaxed)
+    }
+    return 0
+}
+
+func repeaterJackSampleRate(_ rate: jack_nframes_t, _ argument: UnsafeMutableRawPointer?) -> Int32 {
+    Unmanaged<JackNotifications>.fromOpaque(argument!)._withUnsafeGuaranteedRef {
+        $0.sampleRate.store(Int(rate), ordering: .relaxed)
+    }
+    return 0
+}
+
+/// libjack's own error and info lines: shown only with --verbose, so a failed open prints our
+/// one line instead of libjack's several.
+let jackLogVerbose = Atomic<Bool>(false)
+
+func repeaterJackLog(_ message: UnsafePointer<CChar>?) {
+    guard jackLogVerbose.load(ordering: .relaxed), let message else { return }
+    let line = "jack: " + String(cString: message) + "\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
+}

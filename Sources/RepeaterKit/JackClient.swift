@@ -1,0 +1,165 @@
+import CJack
+import CRepeaterSupport
+import Foundation
+import RepeaterEngine
+
+/// How `out_k` ports are connected after activation.
+public enum ConnectMode: Equatable, Sendable {
+    /// The first physical playback ports; a mono file goes to both of a stereo pair.
+    case auto
+    case none
+    /// `out_k` goes to the k-th input port whose name matches this regular expression.
+    case pattern(String)
+
+    public init(parsing text: String) {
+        switch text {
+        case "auto": self = .auto
+        case "none": self = .none
+        default: self = .pattern(text)
+        }
+    }
+}
+
+/// One JACK client: the thin binding around an `Engine`.
+///
+/// Life cycle, in order: `open`, `registerOutputs`, `attach`, `activate`, `connect`; on the way out
+/// `deactivate`, then `close` (also done by deinit).
+public final class JackClient {
+    public let handle: OpaquePointer
+    public let notifications = JackNotifications()
+    private var ports: [OpaquePointer] = []
+    private var context: Unmanaged<JackProcessContext>?
+    private var active = false
+    private var closed = false
+
+    public static func setVerbose(_ verbose: Bool) {
+        jackLogVerbose.store(verbose, ordering: .relaxed)
+        jack_set_error_function(repeaterJackLog)
+        jack_set_info_function(repeaterJackLog)
+    }
+
+    /// Opens a client without ever starting a server. `serverName` nil means the environment's
+    /// (`$JACK_DEFAULT_SERVER`, else "default").
+    public init(clientName: String, serverName: String?) throws(RepeaterError) {
+        jack_set_error_function(repeaterJackLog)
+        jack_set_info_function(repeaterJackLog)
+        var status = jack_status_t(rawValue: 0)
+        let options = jack_options_t(rawValue: JackNoStartServer.rawValue)
+        let opened: OpaquePointer? = serverName.map { cjack_client_open(clientName, options, &status, $0) }
+            ?? cjack_client_open(clientName, options, &status, nil)
+        guard let opened else {
+            let server = serverName ?? ProcessInfo.processInfo.environment["JACK_DEFAULT_SERVER"] ?? "default"
+            if status.rawValue & (JackServerFailed.rawValue | JackServerError.rawValue) != 0 {
+                throw RepeaterError(.jackUnavailable,
+                    "no JACK server '\(server)' is running: start one (e.g. `jackd -d dummy &`, or your usual setup), or pass --start-server")
+            }
+            throw RepeaterError(.jackUnavailable,
+                "the JACK server '\(server)' refused client '\(clientName)' (status 0x\(String(status.rawValue, radix: 16))); run with --verbose for libjack's detail")
+        }
+        handle = opened
+        let notificationsPointer = Unmanaged.passUnretained(notifications).toOpaque()
+        jack_on_info_shutdown(handle, repeaterJackShutdown, notificationsPointer)
+        jack_set_xrun_callback(handle, repeaterJackXrun, notificationsPointer)
+        jack_set_buffer_size_callback(handle, repeaterJackBufferSize, notificationsPointer)
+        jack_set_sample_rate_callback(handle, repeaterJackSampleRate, notificationsPointer)
+        notifications.bufferSize.store(bufferSize, ordering: .relaxed)
+        notifications.sampleRate.store(sampleRate, ordering: .relaxed)
+    }
+
+    deinit { close() }
+
+    /// The name the server gave us (it may have appended a number when ours was taken).
+    public var name: String { String(cString: jack_get_client_name(handle)) }
+    public var sampleRate: Int { Int(jack_get_sample_rate(handle)) }
+    public var bufferSize: Int { Int(jack_get_buffer_size(handle)) }
+
+    /// Registers `out_1 … out_N`.
+    public func registerOutputs(count: Int) throws(RepeaterError) {
+        let flags = UInt(JackPortIsOutput.rawValue | JackPortIsTerminal.rawValue)
+        for index in 1...count {
+            guard let port = jack_port_register(handle, "out_\(index)", JACK_DEFAULT_AUDIO_TYPE, flags, 0) else {
+                throw RepeaterError(.failure, "JACK could not register port out_\(index)")
+            }
+            ports.append(port)
+        }
+    }
+
+    /// Full port names, in order.
+    public var outputPortNames: [String] { ports.map { String(cString: jack_port_name($0)) } }
+
+    /// Hands the engine to the process callback. Before `activate`.
+    public func attach(engine: Engine) {
+        precondition(!active && context == nil && !ports.isEmpty)
+        let context = Unmanaged.passRetained(JackProcessContext(engine: engine, ports: ports))
+        self.context = context
+        jack_set_process_callback(handle, repeaterJackProcess, context.toOpaque())
+    }
+
+    public func activate() throws(RepeaterError) {
+        guard jack_activate(handle) == 0 else { throw RepeaterError(.failure, "JACK could not activate the client") }
+        active = true
+    }
+
+    /// Connects the outputs; returns warnings for the user (never fails the run).
+    public func connect(_ mode: ConnectMode) -> [String] {
+        let targets: [String]
+        switch mode {
+        case .none:
+            return []
+        case .auto:
+            let physical = inputPorts(matching: nil, flags: JackPortIsPhysical.rawValue | JackPortIsInput.rawValue)
+            if physical.isEmpty { return ["no physical playback ports: connect \(name):out_* yourself"] }
+            targets = physical
+        case .pattern(let pattern):
+            let matches = inputPorts(matching: pattern, flags: JackPortIsInput.rawValue)
+            if matches.isEmpty { return ["no JACK input port matches '\(pattern)': nothing connected"] }
+            targets = matches
+        }
+        var pairs: [(String, String)] = zip(outputPortNames, targets).map { ($0, $1) }
+        if mode == .auto && ports.count == 1 && targets.count >= 2 {
+            pairs.append((outputPortNames[0], targets[1]))  // mono to both sides of a stereo pair
+        }
+        var warnings: [String] = []
+        for (source, destination) in pairs {
+            let result = jack_connect(handle, source, destination)
+            if result != 0 && result != EEXIST {
+                warnings.append("could not connect \(source) to \(destination)")
+            }
+        }
+        return warnings
+    }
+
+    private func inputPorts(matching pattern: String?, flags: UInt32) -> [String] {
+        guard let list = jack_get_ports(handle, pattern, JACK_DEFAULT_AUDIO_TYPE, UInt(flags)) else { return [] }
+        defer { jack_free(list) }
+        var names: [String] = []
+        var index = 0
+        while let name = list[index] {
+            names.append(String(cString: name))
+            index += 1
+        }
+        return names
+    }
+
+    /// The largest playback latency downstream of our first port, in frames.
+    public var outputLatencyFrames: Int {
+        guard let port = ports.first else { return 0 }
+        var range = jack_latency_range_t()
+        jack_port_get_latency_range(port, JackPlaybackLatency, &range)
+        return Int(range.max)
+    }
+
+    public func deactivate() {
+        if active && !notifications.serverShutdown.load(ordering: .relaxed) { jack_deactivate(handle) }
+        active = false
+    }
+
+    public func close() {
+        guard !closed else { return }
+        deactivate()
+        jack_client_close(handle)
+        closed = true
+        context?.release()
+        context = nil
+    }
+}

@@ -1,0 +1,140 @@
+import CJack
+import Foundation
+
+/// A private `jackd` started as a child process: for `--start-server` and for the tests.
+///
+/// It is stopped only by one SIGTERM and a wait (never SIGKILL, never by name): a jackd that dies
+/// uncleanly keeps its slot in JACK's shared-memory registry, which has room for 8 server names.
+public final class JackServerProcess: @unchecked Sendable {
+    public enum Backend: Equatable, Sendable {
+        case dummy(sampleRate: Int, period: Int)
+        case alsa(device: String, sampleRate: Int, period: Int)
+
+        public var label: String {
+            switch self {
+            case .dummy(let rate, let period): return "dummy backend, \(rate) Hz, \(period) frames"
+            case .alsa(let device, let rate, let period): return "ALSA \(device), \(rate) Hz, \(period) frames"
+            }
+        }
+    }
+
+    public let name: String
+    public let backend: Backend
+    public let logPath: String
+    private let process: Process
+
+    /// Starts `jackd -n name` and waits (up to `timeout` seconds) until clients can connect.
+    public init(name: String, backend: Backend, timeout: Double = 15) throws(RepeaterError) {
+        self.name = name
+        self.backend = backend
+        logPath = NSTemporaryDirectory() + "repeater-jackd-\(name).log"
+        if JackServerProcess.isAnswering(name: name) {
+            throw RepeaterError(.jackUnavailable, "a JACK server named '\(name)' is already running")
+        }
+        JackServerProcess.repairStale(name: name)
+        var arguments = ["-n", name, "--no-realtime"]
+        switch backend {
+        case .dummy(let rate, let period):
+            arguments += ["-d", "dummy", "-r", "\(rate)", "-p", "\(period)"]
+        case .alsa(let device, let rate, let period):
+            arguments += ["-d", "alsa", "-d", device, "-r", "\(rate)", "-p", "\(period)", "-P"]
+        }
+        guard let jackd = JackServerProcess.findJackd() else {
+            throw RepeaterError(.jackUnavailable, "jackd is not installed: apt-get install jackd2")
+        }
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: jackd)
+        process.arguments = arguments
+        let log = FileHandle(forWritingAtPath: logPath)
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch {
+            throw RepeaterError(.jackUnavailable, "could not start jackd: \(error.localizedDescription)")
+        }
+        let deadline = Date().addingTimeInterval(timeout)
+        while !JackServerProcess.isAnswering(name: name) {
+            if !process.isRunning || Date() > deadline {
+                stop()
+                let tail = (try? String(contentsOfFile: logPath, encoding: .utf8))?
+                    .split(separator: "\n").last.map(String.init) ?? ""
+                throw RepeaterError(.jackUnavailable, "jackd (\(backend.label)) did not start: \(tail)")
+            }
+            usleep(50_000)
+        }
+    }
+
+    deinit { stop() }
+
+    public var processIdentifier: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
+
+    /// One SIGTERM, then a wait of up to `timeout` seconds (jackd takes ~6 s when a client died
+    /// under it). Idempotent.
+    public func stop(timeout: Double = 20) {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            let line = "repeater: jackd '\(name)' (pid \(process.processIdentifier)) did not stop within \(Int(timeout)) s; left running\n"
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+    }
+
+    /// True when a client can connect to the server `name` (checked without ever starting one).
+    public static func isAnswering(name: String) -> Bool {
+        jack_set_error_function(repeaterJackLog)
+        jack_set_info_function(repeaterJackLog)
+        var status = jack_status_t(rawValue: 0)
+        guard let client = cjack_client_open("repeater-probe", jack_options_t(rawValue: JackNoStartServer.rawValue),
+                                             &status, name) else { return false }
+        jack_client_close(client)
+        return true
+    }
+
+    /// Files a jackd of this name leaves in /dev/shm when it dies uncleanly. With them present, a
+    /// new server of the same name refuses to start ("server already active").
+    public static func staleFiles(name: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm")) ?? []
+        return names.filter { $0.hasPrefix("jack_\(name)_") || ($0.hasPrefix("jack_sem.") && $0.contains("_\(name)_")) }
+            .map { "/dev/shm/" + $0 }
+    }
+
+    /// Removes the leftovers of a dead server of this name, when no process serves it. Starting and
+    /// then cleanly stopping a server of that name afterwards frees its registry slot.
+    public static func repairStale(name: String) {
+        let files = staleFiles(name: name)
+        guard !files.isEmpty, !isAnswering(name: name), !jackdProcessExists(name: name) else { return }
+        for file in files { try? FileManager.default.removeItem(atPath: file) }
+    }
+
+    static func jackdProcessExists(name: String) -> Bool {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for pid in entries where pid.allSatisfy(\.isNumber) {
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { continue }
+            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            guard let first = arguments.first, first.hasSuffix("jackd") || first.hasSuffix("jackdmp") else { continue }
+            if let index = arguments.firstIndex(where: { $0 == "-n" || $0 == "--name" }), index + 1 < arguments.count,
+               arguments[index + 1] == name { return true }
+        }
+        return false
+    }
+
+    static func findJackd() -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") + ["/usr/bin", "/usr/local/bin"] {
+            let candidate = "\(directory)/jackd"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// The backend `--start-server` uses: ALSA when the machine has a sound card, else dummy.
+    public static func preferredBackend() -> Backend {
+        let cards = (try? String(contentsOfFile: "/proc/asound/cards", encoding: .utf8)) ?? ""
+        if cards.contains("[") { return .alsa(device: "hw:0", sampleRate: 48000, period: 256) }
+        return .dummy(sampleRate: 48000, period: 256)
+    }
+}

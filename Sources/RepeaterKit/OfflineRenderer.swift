@@ -1,0 +1,114 @@
+import CRepeaterSupport
+import Foundation
+import RepeaterEngine
+
+/// Everything `repeater render` is told.
+public struct RenderOptions: Sendable {
+    public var inputPath: String
+    public var outputPath: String
+    public var format: OutputFormat?
+    public var from: TimeSpec?
+    public var duration: TimeSpec?
+    /// The cycle size the offline driver renders with (JACK's period stands in here).
+    public var cycleFrames = 1024
+    public var progress = false
+
+    public init(inputPath: String, outputPath: String) {
+        self.inputPath = inputPath
+        self.outputPath = outputPath
+    }
+}
+
+/// Runs the same engine as `play`, without JACK: the disk reader is stepped on this thread before
+/// each cycle (so no cycle ever underruns), and what the ports would carry goes to a file.
+public struct OfflineRenderer {
+    public let options: RenderOptions
+
+    public init(options: RenderOptions) { self.options = options }
+
+    /// Renders; returns the number of frames written.
+    @discardableResult
+    public func run() throws(RepeaterError) -> Int {
+        let file = try AudioFile(path: options.inputPath)
+        let info = file.info
+        if let promised = info.headerFrameCount {
+            Console.warning("'\(info.path)' is cut short: its header promises \(formatTime(frame: promised, sampleRate: info.sampleRate)), the file holds \(formatTime(frame: info.frameCount, sampleRate: info.sampleRate)); rendering what is there")
+        }
+        guard let format = options.format ?? OutputFormat.forPath(options.outputPath) else {
+            throw .input("cannot tell the format of '\(options.outputPath)' from its extension: use .wav, .aiff, .flac or .ogg, or --format")
+        }
+        let startFrame = options.from?.frame(atRate: info.sampleRate) ?? 0
+        guard startFrame < info.frameCount else {
+            throw .input("--from \(formatTime(frame: startFrame, sampleRate: info.sampleRate)) is past the end of '\(info.path)'")
+        }
+        let limit = options.duration.map { $0.frame(atRate: info.sampleRate) }
+        let engine = Engine(.init(channelCount: info.channelCount, startFrame: startFrame))
+        let reader = DiskReader(file: file, engine: engine)
+        let writer = try AudioFileWriter(path: options.outputPath, format: format, sampleRate: info.sampleRate,
+                                         channelCount: info.channelCount)
+        let cycle = options.cycleFrames
+        let planar = (0..<info.channelCount).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: cycle) }
+        let interleaved = UnsafeMutablePointer<Float>.allocate(capacity: cycle * info.channelCount)
+        defer {
+            planar.forEach { $0.deallocate() }
+            interleaved.deallocate()
+        }
+        _ = repeater_rtprobe_init()
+        let expected = limit ?? (info.frameCount - startFrame)
+        var written = 0
+        var progress = ProgressBar(enabled: options.progress, total: expected, sampleRate: info.sampleRate)
+        while limit.map({ written < $0 }) ?? true {
+            reader.fill()
+            planar.withUnsafeBufferPointer { outputs in
+                repeater_rtprobe_enter()
+                engine.render(frameCount: cycle, outputs: outputs.baseAddress!)
+                repeater_rtprobe_leave()
+            }
+            var valid = cycle
+            var ended = false
+            while let event = engine.events.pop() {
+                if case .finished(_, _, let outputFrame) = event {
+                    valid = outputFrame - written
+                    ended = true
+                }
+            }
+            if let limit { valid = min(valid, limit - written) }
+            if valid > 0 { try writer.write(planar: planar, frameCount: valid, scratch: interleaved) }
+            written += max(0, valid)
+            progress.update(written)
+            if ended { break }
+        }
+        writer.close()
+        progress.finish()
+        return written
+    }
+}
+
+/// A one-line progress bar on stderr, drawn only on a terminal.
+struct ProgressBar {
+    let enabled: Bool
+    let total: Int
+    let sampleRate: Int
+    private var lastDrawn = -1
+
+    init(enabled: Bool, total: Int, sampleRate: Int) {
+        self.enabled = enabled
+        self.total = max(1, total)
+        self.sampleRate = sampleRate
+    }
+
+    mutating func update(_ done: Int) {
+        guard enabled else { return }
+        let percent = min(100, done * 100 / total)
+        guard percent != lastDrawn else { return }
+        lastDrawn = percent
+        let width = 30
+        let filled = percent * width / 100
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        Console.writeErr("\r\u{1b}[Krendering [\(bar)] \(percent)% \(formatTime(frame: done, sampleRate: sampleRate)) / \(formatTime(frame: total, sampleRate: sampleRate))")
+    }
+
+    func finish() {
+        if enabled { Console.writeErr("\n") }
+    }
+}

@@ -1,0 +1,54 @@
+let version = "0.1.0"
+
+let mainHelp = """
+repeater \(version): a practice player for the JACK audio graph.
+
+USAGE
+  repeater play FILE [options]          play FILE to JACK ports out_1 … out_N
+  repeater info FILE                    print format, rate, channels, frames, duration
+  repeater render FILE -o OUT [options] run the same engine offline and write a file
+  repeater --help | --version
+
+Run `repeater COMMAND --help` for a command's options.
+TIME is 83.5 (seconds), 1:23.5, 1:02:03.25, or a frame count such as 3984000f.
+"""
+
+let playHelp = """
+USAGE: repeater play FILE [options]
+
+OPTIONS
+  --server NAME     JACK server to use (default: $JACK_DEFAULT_SERVER, else "default")
+  --name NAME       JACK client name (default: repeater)
+  --connect MODE    auto: the first physical playback ports (mono to both of a pair);
+                    none: leave the ports unconnected;
+                    REGEX: out_k to the k-th input port matching REGEX (default: auto)
+  --from TIME       start at TIME
+  --start-server    start a private jackd (ALSA with a sound card, else the dummy
+                    backend) and stop it on exit
+  --status MODE     auto (a status line on a terminal) | json | lines | none
+  --status-hz HZ    status updates per second (default: 10)
+  --quit-on-eof     quit when stdin reaches its end (for scripts)
+  --verbose         show libjack's own messages
+
+KEYS (on a terminal): space play/pause · ←/→ seek 5 s · ? help · q quit
+STDIN (otherwise), one command per line: play, pause, toggle, seek TIME, status, quit
+EXIT: 0 done · 2 bad input or no JACK server · 3 the JACK server went away
+"""
+
+let infoHelp = """
+USAGE: repeater info FILE
+
+Prints the container, encoding, sample rate, channels, frames and duration. A file cut short
+reports the frames really present and what its header promised.
+"""
+
+let renderHelp = """
+USAGE: repeater render FILE -o OUT [options]
+
+OPTIONS
+  -o, --output OUT  the file to write (required)
+  --format F        wav (32-bit float; the default for .wav) | wav16 | wav24 | aiff | flac | ogg;
+                    without it the extension of OUT decides
+  --from TIME       start at TIME
+  --duration TIME   stop after TIME of output (default: to the end of the file)
+"""
