@@ -45,6 +45,8 @@ public final class Engine: @unchecked Sendable {
     private var currentTag = BlockTag(startFrame: 0, frameCount: 0, generation: 0)
     private var offsetInBlock = 0
     private var sourceEnded = false
+    /// A seek was passed to the reader and its first block has not arrived: silence, not an underrun.
+    private var awaitingSeekData = false
     private var finishedReported = false
     private var wantPlaying = true
     private var pendingSeek = -1
@@ -114,6 +116,8 @@ public final class Engine: @unchecked Sendable {
                         status.finishedCycle.store(cycle, ordering: .relaxed)
                         post(.finished(frame: playhead, cycle: cycle, outputFrame: renderedFrames &+ done))
                     }
+                } else if awaitingSeekData {
+                    rampPosition = 0
                 } else {
                     status.underruns.add(1, ordering: .relaxed)
                     post(.underrun(frame: playhead))
@@ -156,6 +160,7 @@ public final class Engine: @unchecked Sendable {
             currentSlot = -1
         }
         sourceEnded = false
+        awaitingSeekData = true
         finishedReported = false
         status.finishedCycle.store(-1, ordering: .relaxed)
         if !readerRequests.push(.seek(frame: frame, generation: generation)) {
@@ -184,6 +189,7 @@ public final class Engine: @unchecked Sendable {
                 }
                 currentSlot = slot
                 currentTag = tag
+                awaitingSeekData = false
                 let offset = playhead - tag.startFrame  // 0 unless the reader started mid-block
                 offsetInBlock = offset
                 if !(0..<tag.frameCount).contains(offset) {

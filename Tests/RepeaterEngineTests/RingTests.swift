@@ -1,0 +1,118 @@
+import Foundation
+import RepeaterEngine
+import Testing
+
+@Suite("SPSC ring")
+struct RingTests {
+    @Test("values come out in order across the wrap of the storage")
+    func orderAcrossWrap() {
+        let ring = SPSCRing<Int>(capacity: 4)
+        var next = 0
+        var expected = 0
+        for round in 0..<50 {
+            let burst = round % 4 + 1
+            for _ in 0..<burst { do { let ok = ring.push(next); #expect(ok) }; next += 1 }
+            for _ in 0..<burst { do { let ok = ring.pop() == expected; #expect(ok) }; expected += 1 }
+        }
+        do { let ok = ring.pop() == nil; #expect(ok) }
+    }
+
+    @Test("a full ring refuses a push and changes nothing; an empty one pops nil")
+    func fullAndEmpty() {
+        let ring = SPSCRing<Int>(capacity: 3)  // rounded up to 4
+        do { let ok = ring.capacity == 4; #expect(ok) }
+        for value in 0..<4 { do { let ok = ring.push(value); #expect(ok) } }
+        do { let ok = !ring.push(99); #expect(ok) }
+        do { let ok = ring.count == 4; #expect(ok) }
+        for value in 0..<4 { do { let ok = ring.pop() == value; #expect(ok) } }
+        do { let ok = ring.pop() == nil; #expect(ok) }
+    }
+
+    @Test("counters running through Int.max keep order and fill level")
+    func nearIndexOverflow() {
+        let ring = SPSCRing<Int>(capacity: 8, startingAt: Int.max - 5)
+        var expected = 0
+        for value in 0..<40 {
+            do { let ok = ring.push(value); #expect(ok) }
+            if value % 3 == 2 {
+                while let popped = ring.pop() { #expect(popped == expected); expected += 1 }
+            }
+            do { let ok = ring.count <= 8; #expect(ok) }
+        }
+        while let popped = ring.pop() { #expect(popped == expected); expected += 1 }
+        #expect(expected == 40)
+        let position = ring.indices.consumerPosition()
+        #expect(position < 0)  // the counters really wrapped
+    }
+
+    @Test("the two-segment read returns values split across the physical end")
+    func twoSegmentRead() {
+        let ring = SPSCRing<Int>(capacity: 8, startingAt: 5)
+        for value in 0..<7 { ring.push(value) }
+        let destination = UnsafeMutablePointer<Int>.allocate(capacity: 8)
+        defer { destination.deallocate() }
+        do { let ok = ring.pop(into: destination, count: 8) == 7; #expect(ok) }
+        #expect(Array(UnsafeBufferPointer(start: destination, count: 7)) == Array(0..<7))
+    }
+
+    @Test("two threads: every sequence number arrives once, in order")
+    func twoThreadStress() async {
+        final class Box: @unchecked Sendable { let ring = SPSCRing<UInt64>(capacity: 64, startingAt: Int.max - 1000) }
+        let box = Box()
+        let total: UInt64 = 300_000
+        let producer = Thread {
+            var next: UInt64 = 0
+            while next < total { if box.ring.push(next) { next += 1 } }
+        }
+        producer.start()
+        var expected: UInt64 = 0
+        var errors = 0
+        while expected < total {
+            if let value = box.ring.pop() {
+                if value != expected { errors += 1 }
+                expected += 1
+            }
+        }
+        #expect(errors == 0)
+        do { let ok = box.ring.pop() == nil; #expect(ok) }
+    }
+}
+
+@Suite("Block ring")
+struct BlockRingTests {
+    @Test("two threads: every block arrives with its tag and its samples intact")
+    func twoThreadBlocks() {
+        final class Box: @unchecked Sendable {
+            let ring = BlockRing(channelCount: 2, blockFrames: 16, blockCount: 4, startingAt: Int.max - 10)
+        }
+        let box = Box()
+        let blocks = 20_000
+        let producer = Thread {
+            var sequence = 0
+            while sequence < blocks {
+                guard let slot = box.ring.writableSlot() else { continue }
+                for channel in 0..<2 {
+                    let samples = box.ring.channel(channel, ofSlot: slot)
+                    for i in 0..<16 { samples[i] = Float(sequence * 32 + channel * 16 + i) }
+                }
+                box.ring.publish(BlockTag(startFrame: sequence * 16, frameCount: 16, generation: UInt32(sequence & 0xff)))
+                sequence += 1
+            }
+        }
+        producer.start()
+        var sequence = 0
+        var errors = 0
+        while sequence < blocks {
+            guard let slot = box.ring.readableSlot() else { continue }
+            let tag = box.ring.tag(ofSlot: slot)
+            if tag != BlockTag(startFrame: sequence * 16, frameCount: 16, generation: UInt32(sequence & 0xff)) { errors += 1 }
+            for channel in 0..<2 {
+                let samples = box.ring.channel(channel, ofSlot: slot)
+                for i in 0..<16 where samples[i] != Float(sequence * 32 + channel * 16 + i) { errors += 1 }
+            }
+            box.ring.release()
+            sequence += 1
+        }
+        #expect(errors == 0)
+    }
+}

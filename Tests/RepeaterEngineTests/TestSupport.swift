@@ -1,0 +1,113 @@
+import RepeaterEngine
+import RTCheck
+
+/// The value a "ramp" source carries at `frame` on `channel`: an exact float that encodes both, so
+/// that any missing, repeated, zeroed or swapped sample shows.
+func rampValue(frame: Int, channel: Int, channels: Int) -> Float {
+    Float((frame * channels + channel + 1) % (1 << 23)) / Float(1 << 23)
+}
+
+/// Stands in for the disk reader: fills the engine's block ring from a function of the frame, and
+/// follows the engine's seek requests, synchronously, so every test is deterministic.
+final class RampFeeder {
+    let engine: Engine
+    let totalFrames: Int
+    var position: Int
+    var generation: UInt32 = 0
+    var atEnd = false
+    /// When false, the feeder delivers nothing (a disk that is late).
+    var enabled = true
+
+    init(engine: Engine, totalFrames: Int) {
+        self.engine = engine
+        self.totalFrames = totalFrames
+        position = engine.configuration.startFrame
+    }
+
+    func fill() {
+        while let request = engine.readerRequests.pop() {
+            if case .seek(let frame, let newGeneration) = request {
+                position = min(frame, totalFrames)
+                generation = newGeneration
+                atEnd = false
+            }
+        }
+        guard enabled else { return }
+        while !atEnd, let slot = engine.blocks.writableSlot() {
+            let count = min(engine.blocks.blockFrames, totalFrames - position)
+            if count == 0 {
+                engine.blocks.publish(BlockTag(startFrame: position, frameCount: 0, generation: generation, isEnd: true))
+                atEnd = true
+                break
+            }
+            for channel in 0..<engine.channelCount {
+                let destination = engine.blocks.channel(channel, ofSlot: slot)
+                for i in 0..<count {
+                    destination[i] = rampValue(frame: position + i, channel: channel, channels: engine.channelCount)
+                }
+            }
+            engine.blocks.publish(BlockTag(startFrame: position, frameCount: count, generation: generation))
+            position += count
+        }
+    }
+}
+
+/// Drives an engine the way JACK does: cycles of given sizes, collecting what the ports carried.
+final class CycleDriver {
+    let engine: Engine
+    private(set) var output: [[Float]]
+    private let buffers: [UnsafeMutablePointer<Float>]
+    let maxCycle: Int
+
+    init(engine: Engine, maxCycle: Int = 8192) {
+        self.engine = engine
+        self.maxCycle = maxCycle
+        output = Array(repeating: [], count: engine.channelCount)
+        buffers = (0..<engine.channelCount).map { _ in
+            let buffer = UnsafeMutablePointer<Float>.allocate(capacity: maxCycle)
+            buffer.initialize(repeating: .nan, count: maxCycle)
+            return buffer
+        }
+    }
+
+    deinit { buffers.forEach { $0.deallocate() } }
+
+    /// Renders one cycle (the feeder is given a chance to fill first, like the disk thread would).
+    func cycle(_ frameCount: Int, feeder: RampFeeder?, countRealTime: Bool = false) {
+        feeder?.fill()
+        for buffer in buffers { buffer.update(repeating: .nan, count: frameCount) }  // catch unwritten frames
+        buffers.withUnsafeBufferPointer { pointers in
+            if countRealTime { rtcheck_enter() }
+            engine.render(frameCount: frameCount, outputs: pointers.baseAddress!)
+            if countRealTime { rtcheck_leave() }
+        }
+        for channel in 0..<engine.channelCount {
+            output[channel].append(contentsOf: UnsafeBufferPointer(start: buffers[channel], count: frameCount))
+        }
+    }
+
+    /// Renders cycles whose sizes repeat `pattern` until `total` frames are out.
+    func run(total: Int, pattern: [Int], feeder: RampFeeder?, countRealTime: Bool = false) {
+        var done = 0
+        var index = 0
+        while done < total {
+            let size = min(pattern[index % pattern.count], total - done)
+            cycle(size, feeder: feeder, countRealTime: countRealTime)
+            done += size
+            index += 1
+        }
+    }
+
+    func events() -> [EngineEvent] {
+        var list: [EngineEvent] = []
+        while let event = engine.events.pop() { list.append(event) }
+        return list
+    }
+}
+
+/// The source frame a ramp sample encodes (channel 0 of an N-channel ramp), or nil for silence.
+func decodeRamp(_ value: Float, channels: Int) -> Int? {
+    if value == 0 { return nil }
+    let code = Int((value * Float(1 << 23)).rounded()) - 1
+    return code / channels
+}
