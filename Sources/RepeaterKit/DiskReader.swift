@@ -27,6 +27,7 @@ public final class DiskReader: @unchecked Sendable {
         self.file = file
         self.engine = engine
         position = engine.configuration.startFrame
+        if !file.seek(to: position) { position = file.info.frameCount }  // cannot get there: the stream ends
         scratch = .allocate(capacity: engine.blocks.blockFrames * engine.channelCount)
     }
 
