@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,6 +48,13 @@ int repeater_signals_install(void) {
     sa.sa_flags = SA_RESTART;
     if (sigaction(SIGINT, &sa, 0) || sigaction(SIGTERM, &sa, 0) || sigaction(SIGHUP, &sa, 0)) return -1;
     signal(SIGPIPE, SIG_IGN);
+    // A parent may have started us with these blocked (the mask is inherited): unblock them.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_UNBLOCK, &set, 0);
     return 0;
 }
 

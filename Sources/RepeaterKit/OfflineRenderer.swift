@@ -53,6 +53,7 @@ public struct OfflineRenderer {
             planar.forEach { $0.deallocate() }
             interleaved.deallocate()
         }
+        Engine.warmUpRuntime()
         _ = repeater_rtprobe_init()
         let expected = limit ?? (info.frameCount - startFrame)
         var written = 0

@@ -88,9 +88,10 @@ public final class Player {
         return try loop(client: client)
     }
 
-    /// Runs the engine's render path once with no frames before activation, so that first-call
-    /// runtime work (generic metadata, lazy globals) happens here and not on the audio thread.
+    /// Runs the render path before activation, so that first-call runtime work (generic metadata,
+    /// lazy globals) happens here and not on the audio thread.
     private func warmUp() {
+        Engine.warmUpRuntime()
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 1)
         defer { scratch.deallocate() }
         let outputs = [UnsafeMutablePointer<Float>](repeating: scratch, count: engine.channelCount)

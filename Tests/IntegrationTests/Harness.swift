@@ -1,0 +1,183 @@
+import Foundation
+import RepeaterKit
+import Testing
+
+/// Where `swift build` put the executables and the preload library.
+let productsDirectory: String = {
+    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for _ in 0..<4 {
+        if FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("repeater").path) { return directory.path }
+        directory = directory.deletingLastPathComponent()
+    }
+    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(".build/debug").path
+}()
+
+let repeaterPath = productsDirectory + "/repeater"
+let capturePath = productsDirectory + "/repeater-capture"
+
+/// A private jackd for one test, from a small fixed pool of names (never a fresh name per run: a
+/// server that dies uncleanly holds one of JACK's 8 registry slots). Stopped by SIGTERM and a wait.
+final class TestServer {
+    static let pool = ["repeater-test-0", "repeater-test-1", "repeater-test-2", "repeater-test-3"]
+    let process: JackServerProcess
+    var name: String { process.name }
+
+    init() throws {
+        var lastError: Error?
+        for name in Self.pool where !JackServerProcess.isAnswering(name: name) {
+            do {
+                process = try JackServerProcess(name: name, backend: .dummy(sampleRate: 48000, period: 256))
+                return
+            } catch { lastError = error }
+        }
+        throw lastError ?? RepeaterError(.jackUnavailable, "every test server name is in use")
+    }
+
+    deinit { process.stop() }
+}
+
+/// The outcome of running a program to its end.
+struct Outcome {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
+}
+
+/// A child process with its output going to files (so a chatty child never blocks on a pipe).
+final class Child {
+    let process = Process()
+    let directory: String
+    let stdoutPath: String
+    let stderrPath: String
+    private let input = Pipe()
+
+    init(_ path: String, _ arguments: [String], environment: [String: String] = [:], in directory: String) throws {
+        self.directory = directory
+        let id = UUID().uuidString.prefix(8)
+        stdoutPath = directory + "/stdout-\(id)"
+        stderrPath = directory + "/stderr-\(id)"
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        var env = ProcessInfo.processInfo.environment
+        env["JACK_NO_START_SERVER"] = "1"
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
+        process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        process.standardInput = input
+        try process.run()
+    }
+
+    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+    func closeInput() { try? input.fileHandleForWriting.close() }
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Waits until `predicate` holds on stdout (polling), or `timeout` seconds pass.
+    func waitForOutput(timeout: Double = 10, _ predicate: (String) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if predicate(stdout) { return true }
+            if !process.isRunning { return predicate(stdout) }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    /// Waits for the exit; after `timeout` seconds the child gets SIGTERM and the outcome says 124.
+    func finish(timeout: Double = 30) -> Outcome {
+        closeInput()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            signal(SIGTERM)
+            process.waitUntilExit()
+            return Outcome(status: 124, stdout: stdout, stderr: stderr)
+        }
+        return Outcome(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+    }
+}
+
+/// Runs a program to its end.
+func run(_ path: String, _ arguments: [String], environment: [String: String] = [:], in directory: String,
+         timeout: Double = 30) throws -> Outcome {
+    try Child(path, arguments, environment: environment, in: directory).finish(timeout: timeout)
+}
+
+/// Captures what `repeater play` sends: starts `repeater-capture`, runs the player connected to it,
+/// then stops the capture and returns what it recorded (planar).
+func captureRun(server: TestServer, ports: Int, playArguments: [String], scratch: ScratchDirectory,
+                environment: [String: String] = [:]) throws -> (outcome: Outcome, channels: [[Float]]) {
+    let capture = try Child(capturePath, ["--server", server.name, "--name", "cap", "--ports", "\(ports)",
+                                          "--out", scratch.file("capture.wav"), "--seconds", "30"], in: scratch.path)
+    try #require(capture.waitForOutput { $0.contains("ready") }, "capture client did not start: \(capture.stderr)")
+    let outcome = try run(repeaterPath, ["play"] + playArguments + ["--server", server.name, "--connect", "cap:in_", "--status", "none"],
+                          environment: environment, in: scratch.path)
+    capture.signal(SIGTERM)
+    let captured = capture.finish(timeout: 10)
+    try #require(captured.status == 0, "capture failed: \(captured.stderr)")
+    let (info, samples) = try readAll(scratch.file("capture.wav"))
+    let channels = (0..<info.channelCount).map { channel in
+        stride(from: channel, to: samples.count, by: info.channelCount).map { samples[$0] }
+    }
+    return (outcome, channels)
+}
+
+/// A scratch directory per test, removed at the end.
+final class ScratchDirectory {
+    let path: String
+    init() {
+        path = NSTemporaryDirectory() + "repeater-it-\(UUID().uuidString)"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    func file(_ name: String) -> String { path + "/" + name }
+}
+
+func rampSample(frame: Int, channel: Int, channels: Int) -> Float {
+    Float((frame * channels + channel + 1) % (1 << 23)) / Float(1 << 23)
+}
+
+func writeRamp(path: String, frames: Int, channels: Int, rate: Int = 48000, format: OutputFormat = .wav) throws {
+    let writer = try AudioFileWriter(path: path, format: format, sampleRate: rate, channelCount: channels)
+    var interleaved = [Float](repeating: 0, count: frames * channels)
+    for frame in 0..<frames {
+        for channel in 0..<channels { interleaved[frame * channels + channel] = rampSample(frame: frame, channel: channel, channels: channels) }
+    }
+    try interleaved.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frameCount: frames) }
+    writer.close()
+}
+
+func readAll(_ path: String) throws -> (info: AudioFileInfo, samples: [Float]) {
+    let file = try AudioFile(path: path)
+    var samples = [Float](repeating: 0, count: file.info.frameCount * file.info.channelCount)
+    let read = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frameCount: file.info.frameCount) }
+    return (file.info, Array(samples.prefix(read * file.info.channelCount)))
+}
+
+/// Checks that `captured` is silence, then exactly `expected` (planar), then silence.
+func expectExactlyOnce(_ captured: [[Float]], _ expected: [[Float]], sourceLocation: SourceLocation = #_sourceLocation) {
+    guard let start = captured[0].firstIndex(where: { $0 != 0 }) else {
+        Issue.record("the capture is silent", sourceLocation: sourceLocation)
+        return
+    }
+    let expectedStart = expected[0].firstIndex(where: { $0 != 0 }) ?? 0
+    let offset = start - expectedStart
+    let frames = expected[0].count
+    #expect(offset >= 0 && offset + frames <= captured[0].count, "capture too short: \(captured[0].count) frames from \(offset)", sourceLocation: sourceLocation)
+    guard offset >= 0, offset + frames <= captured[0].count else { return }
+    var mismatches = 0
+    for channel in 0..<expected.count {
+        for i in 0..<frames where captured[channel][offset + i] != expected[channel][i] { mismatches += 1 }
+        for i in (offset + frames)..<captured[channel].count where captured[channel][i] != 0 { mismatches += 1 }
+        for i in 0..<offset where captured[channel][i] != 0 { mismatches += 1 }
+    }
+    #expect(mismatches == 0, "samples differing from the file (or non-silent outside it)", sourceLocation: sourceLocation)
+}

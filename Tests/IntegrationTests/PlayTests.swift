@@ -1,0 +1,191 @@
+import Foundation
+import RepeaterKit
+import Testing
+
+@Suite("repeater play on a real jackd", .serialized)
+struct PlayTests {
+    @Test("a ramp file comes back bit-exact through JACK, first frame to last", arguments: [1, 2, 6])
+    func bitExact(channels: Int) throws {
+        let server = try TestServer()
+        let scratch = ScratchDirectory()
+        let path = scratch.file("ramp.wav")
+        let frames = 48_000 * 2 + 123
+        try writeRamp(path: path, frames: frames, channels: channels)
+        let (outcome, captured) = try captureRun(server: server, ports: channels, playArguments: [path], scratch: scratch)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stderr.isEmpty, "\(outcome.stderr)")
+        let expected = (0..<channels).map { channel in (0..<frames).map { rampSample(frame: $0, channel: channel, channels: channels) } }
+        expectExactlyOnce(captured, expected)
+    }
+
+    @Test("a real recording (alsa-utils' Front_Center.wav) comes back sample for sample")
+    func realRecording() throws {
+        let path = "/usr/share/sounds/alsa/Front_Center.wav"
+        try #require(FileManager.default.fileExists(atPath: path), "install alsa-utils")
+        let server = try TestServer()
+        let scratch = ScratchDirectory()
+        let (outcome, captured) = try captureRun(server: server, ports: 1, playArguments: [path], scratch: scratch)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        expectExactlyOnce(captured, [try readAll(path).samples])
+    }
+
+    @Test("--from starts at exactly that frame")
+    func from() throws {
+        let server = try TestServer()
+        let scratch = ScratchDirectory()
+        let path = scratch.file("ramp.wav")
+        try writeRamp(path: path, frames: 96_000, channels: 2)
+        let (outcome, captured) = try captureRun(server: server, ports: 2, playArguments: [path, "--from", "1.5"], scratch: scratch)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let expected = (0..<2).map { channel in (72_000..<96_000).map { rampSample(frame: $0, channel: channel, channels: 2) } }
+        expectExactlyOnce(captured, expected)
+    }
+
+    @Test("a file cut short plays what it has, warns in one line, and exits 0")
+    func truncated() throws {
+        let server = try TestServer()
+        let scratch = ScratchDirectory()
+        let full = scratch.file("full.wav"), cut = scratch.file("cut.wav")
+        try writeRamp(path: full, frames: 48_000, channels: 2, format: .wav)
+        try Data(contentsOf: URL(fileURLWithPath: full)).prefix(200_000).write(to: URL(fileURLWithPath: cut))
+        let present = (200_000 - 80) / 8  // float WAV: 80-byte header from libsndfile, 8 bytes a frame
+        let info = try AudioFile(path: cut).info
+        let (outcome, captured) = try captureRun(server: server, ports: 2, playArguments: [cut], scratch: scratch)
+        #expect(outcome.status == 0)
+        #expect(outcome.stderrLines.count == 1 && outcome.stderr.contains("cut short"), "\(outcome.stderr)")
+        #expect(abs(info.frameCount - present) <= 1)
+        let expected = (0..<2).map { channel in (0..<info.frameCount).map { rampSample(frame: $0, channel: channel, channels: 2) } }
+        expectExactlyOnce(captured, expected)
+    }
+
+    @Test("SIGTERM, SIGINT and SIGHUP end playback cleanly with exit 0", arguments: [SIGTERM, SIGINT, SIGHUP])
+    func signals(signal: Int32) throws {
+        let server = try TestServer()
+        let scratch = ScratchDirectory()
+        let path = scratch.file("long.wav")
+        try writeRamp(path: path, frames: 48_000 * 30, channels: 2, format: .wav16)
+        let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "none", "--status", "json"], in: scratch.path)
+        #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
+        player.signal(signal)
+        let outcome = player.finish(timeout: 10)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(!outcome.stderr.contains("error"))
+    }
+
+    @Test("the JACK server going away ends the player with a message and exit 3")
+    func serverShutdown() throws {
+        let server = try TestServer()
+        let scratch = ScratchDirectory()
+        let path = scratch.file("long.wav")
+        try writeRamp(path: path, frames: 48_000 * 30, channels: 1, format: .wav16)
+        let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "none", "--status", "json"], in: scratch.path)
+        #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
+        server.process.stop()
+        let outcome = player.finish(timeout: 20)
+        #expect(outcome.status == 3, "\(outcome.stderr)")
+        #expect(outcome.stderrLines == ["repeater: error: the JACK server shut down; stopping"])
+    }
+
+    @Test("no allocation and no lock on the JACK process thread during a real run (preloaded counter)")
+    func realTimeSafetyUnderJack() throws {
+        let library = productsDirectory + "/libRepeaterRTCheck.so"
+        try #require(FileManager.default.fileExists(atPath: library), "build the RepeaterRTCheck product first (swift build)")
+        let server = try TestServer()
+        let scratch = ScratchDirectory()
+        let path = scratch.file("ramp.wav")
+        try writeRamp(path: path, frames: 48_000 * 3, channels: 2)
+        let report = scratch.file("rtcheck.txt")
+        let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "none", "--status", "json"],
+                               environment: ["LD_PRELOAD": library, "RTCHECK_REPORT": report], in: scratch.path)
+        #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") })
+        player.send("pause")
+        player.send("play")
+        player.send("seek 0.5")
+        player.send("toggle")
+        player.send("toggle")
+        let outcome = player.finish(timeout: 30)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let text = try String(contentsOfFile: report, encoding: .utf8)
+        let fields = Dictionary(uniqueKeysWithValues: text.split(separator: "\n")[0].split(separator: " ").map {
+            let pair = $0.split(separator: "=")
+            return (String(pair[0]), Int(pair[1]) ?? -1)
+        })
+        #expect((fields["sections"] ?? 0) > 400, "process callbacks seen: \(text)")
+        #expect(fields["allocs"] == 0 && fields["frees"] == 0 && fields["locks"] == 0, "\(text)")
+    }
+
+    @Test("offline render has no allocation or lock in its render calls either (preloaded counter)")
+    func realTimeSafetyOffline() throws {
+        let library = productsDirectory + "/libRepeaterRTCheck.so"
+        try #require(FileManager.default.fileExists(atPath: library))
+        let scratch = ScratchDirectory()
+        let path = scratch.file("ramp.flac")
+        try writeRamp(path: path, frames: 48_000 * 5, channels: 2, format: .flac)
+        let report = scratch.file("rtcheck.txt")
+        let outcome = try run(repeaterPath, ["render", path, "-o", scratch.file("out.wav")],
+                              environment: ["LD_PRELOAD": library, "RTCHECK_REPORT": report], in: scratch.path)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let text = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(text.hasPrefix("sections=235 allocs=0 frees=0 locks=0"), "\(text)")  // 240000 frames / 1024 per cycle
+    }
+}
+
+@Suite("repeater errors")
+struct ErrorTests {
+    @Test("no JACK server: one line saying so and how to start one, exit 2")
+    func noServer() throws {
+        let scratch = ScratchDirectory()
+        let path = scratch.file("ramp.wav")
+        try writeRamp(path: path, frames: 4800, channels: 1)
+        let outcome = try run(repeaterPath, ["play", path, "--server", "repeater-test-absent"], in: scratch.path)
+        #expect(outcome.status == 2)
+        #expect(outcome.stderrLines == ["repeater: error: no JACK server 'repeater-test-absent' is running: start one (e.g. `jackd -d dummy &`, or your usual setup), or pass --start-server"])
+    }
+
+    @Test("bad files: one line naming the file and the problem, exit 2", arguments: [
+        ("missing.wav", nil as String?, "'missing.wav': no such file; check the path"),
+        ("empty.wav", "", "'empty.wav' is empty (0 bytes): not an audio file"),
+        ("notes.txt", "hello\n", "'notes.txt' is not an audio file that libsndfile can read (Format not recognised)"),
+        ("broken.wav", "RIFF\u{24}\0\0\0WAVEfmt ", "'broken.wav' has a broken header"),
+    ])
+    func badFiles(name: String, contents: String?, message: String) throws {
+        let scratch = ScratchDirectory()
+        if let contents { _ = FileManager.default.createFile(atPath: scratch.file(name), contents: Data(contents.utf8)) }
+        for command in ["play", "info"] {
+            let outcome = try run(repeaterPath, [command, name], in: scratch.path)
+            #expect(outcome.status == 2)
+            #expect(outcome.stderrLines.count == 1)
+            #expect(outcome.stderr.hasPrefix("repeater: error: " + message), "\(outcome.stderr)")
+        }
+    }
+
+    @Test("bad arguments: one line and exit 2", arguments: [
+        (["play"], "repeater: error: play needs a FILE; see `repeater play --help`"),
+        (["play", "x.wav", "--from", "1:75"], "repeater: error: --from: '1:75' is not a time: use seconds (83.5), m:ss (1:23.5), h:mm:ss (1:02:03.25) or frames (3984000f)"),
+        (["play", "x.wav", "--bogus"], "repeater: error: unknown option '--bogus' for `repeater play`; see `repeater play --help`"),
+        (["render", "x.wav"], "repeater: error: render needs -o OUT (the file to write)"),
+    ])
+    func badArguments(arguments: [String], line: String) throws {
+        let scratch = ScratchDirectory()
+        let outcome = try run(repeaterPath, arguments, in: scratch.path)
+        #expect(outcome.status == 2)
+        #expect(outcome.stderrLines == [line])
+    }
+
+    @Test("info prints format, rate, channels, frames and duration")
+    func info() throws {
+        let scratch = ScratchDirectory()
+        try writeRamp(path: scratch.file("ramp.wav"), frames: 72_000, channels: 2)
+        let outcome = try run(repeaterPath, ["info", "ramp.wav"], in: scratch.path)
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout == """
+        file:        ramp.wav
+        format:      WAV (Microsoft), 32 bit float
+        sample rate: 48000 Hz
+        channels:    2
+        frames:      72000
+        duration:    0:01.500
+
+        """)
+    }
+}
