@@ -29,8 +29,10 @@ let package = Package(
         .target(name: "RepeaterKit", dependencies: ["RepeaterEngine", "CJack", "CSndfile", "CRepeaterSupport"]),
         .executableTarget(name: "repeater", dependencies: ["RepeaterKit"]),
         .executableTarget(name: "repeater-capture", dependencies: ["RepeaterKit"]),
+        // Fixtures shared by the test targets.
+        .target(name: "RepeaterTestSupport", dependencies: ["RepeaterKit"]),
         .testTarget(name: "RepeaterEngineTests", dependencies: ["RepeaterEngine", "RTCheck"]),
-        .testTarget(name: "RepeaterKitTests", dependencies: ["RepeaterKit", "RTCheck"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["RepeaterKit", "repeater", "repeater-capture"]),
+        .testTarget(name: "RepeaterKitTests", dependencies: ["RepeaterKit", "RepeaterTestSupport", "RTCheck"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["RepeaterKit", "RepeaterTestSupport", "repeater", "repeater-capture"]),
     ]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import RepeaterKit
+import RepeaterTestSupport
 import Testing
 
 /// Where `swift build` put the executables and the preload library.
@@ -128,38 +129,6 @@ func captureRun(server: TestServer, ports: Int, playArguments: [String], scratch
         stride(from: channel, to: samples.count, by: info.channelCount).map { samples[$0] }
     }
     return (outcome, channels)
-}
-
-/// A scratch directory per test, removed at the end.
-final class ScratchDirectory {
-    let path: String
-    init() {
-        path = NSTemporaryDirectory() + "repeater-it-\(UUID().uuidString)"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-    func file(_ name: String) -> String { path + "/" + name }
-}
-
-func rampSample(frame: Int, channel: Int, channels: Int) -> Float {
-    Float((frame * channels + channel + 1) % (1 << 23)) / Float(1 << 23)
-}
-
-func writeRamp(path: String, frames: Int, channels: Int, rate: Int = 48000, format: OutputFormat = .wav) throws {
-    let writer = try AudioFileWriter(path: path, format: format, sampleRate: rate, channelCount: channels)
-    var interleaved = [Float](repeating: 0, count: frames * channels)
-    for frame in 0..<frames {
-        for channel in 0..<channels { interleaved[frame * channels + channel] = rampSample(frame: frame, channel: channel, channels: channels) }
-    }
-    try interleaved.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frameCount: frames) }
-    writer.close()
-}
-
-func readAll(_ path: String) throws -> (info: AudioFileInfo, samples: [Float]) {
-    let file = try AudioFile(path: path)
-    var samples = [Float](repeating: 0, count: file.info.frameCount * file.info.channelCount)
-    let read = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frameCount: file.info.frameCount) }
-    return (file.info, Array(samples.prefix(read * file.info.channelCount)))
 }
 
 /// Checks that `captured` is silence, then exactly `expected` (planar), then silence.

@@ -1,5 +1,6 @@
 import Foundation
 import RepeaterKit
+import RepeaterTestSupport
 import Testing
 
 @Suite("Audio files")

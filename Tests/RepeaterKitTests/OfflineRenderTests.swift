@@ -1,6 +1,7 @@
 import Foundation
 import RepeaterEngine
 import RepeaterKit
+import RepeaterTestSupport
 import RTCheck
 import Testing
 

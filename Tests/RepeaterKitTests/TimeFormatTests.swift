@@ -1,4 +1,5 @@
 import RepeaterKit
+import RepeaterTestSupport
 import Testing
 
 @Suite("Times")

@@ -1,27 +1,30 @@
 import Foundation
 import RepeaterKit
 
-/// A scratch directory per test, removed at the end.
-final class ScratchDirectory {
-    let path: String
+// Fixtures shared by the kit and integration tests (test targets cannot import each other).
 
-    init() {
+/// A scratch directory per test, removed at the end.
+public final class ScratchDirectory {
+    public let path: String
+
+    public init() {
         path = NSTemporaryDirectory() + "repeater-tests-\(UUID().uuidString)"
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
 
-    func file(_ name: String) -> String { path + "/" + name }
+    public func file(_ name: String) -> String { path + "/" + name }
 }
 
-/// The ramp the kit tests write: each sample an exact float encoding frame and channel.
-func rampSample(frame: Int, channel: Int, channels: Int) -> Float {
+/// The ramp the tests write: each sample an exact float encoding its frame and channel, so any
+/// missing, repeated, zeroed or swapped sample shows.
+public func rampSample(frame: Int, channel: Int, channels: Int) -> Float {
     Float((frame * channels + channel + 1) % (1 << 23)) / Float(1 << 23)
 }
 
 /// Writes an N-channel ramp file of `frames` frames.
-func writeRamp(path: String, frames: Int, channels: Int, rate: Int = 48000, format: OutputFormat = .wav) throws {
+public func writeRamp(path: String, frames: Int, channels: Int, rate: Int = 48000, format: OutputFormat = .wav) throws {
     let writer = try AudioFileWriter(path: path, format: format, sampleRate: rate, channelCount: channels)
     var interleaved = [Float](repeating: 0, count: frames * channels)
     for frame in 0..<frames {
@@ -32,7 +35,7 @@ func writeRamp(path: String, frames: Int, channels: Int, rate: Int = 48000, form
 }
 
 /// Reads a whole file as interleaved floats.
-func readAll(_ path: String) throws -> (info: AudioFileInfo, samples: [Float]) {
+public func readAll(_ path: String) throws -> (info: AudioFileInfo, samples: [Float]) {
     let file = try AudioFile(path: path)
     var samples = [Float](repeating: 0, count: file.info.frameCount * file.info.channelCount)
     let read = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frameCount: file.info.frameCount) }
