@@ -110,7 +110,8 @@ public final class JackServerProcess: @unchecked Sendable {
         for file in files { try? FileManager.default.removeItem(atPath: file) }
     }
 
-    static func jackdProcessExists(name: String) -> Bool {
+    /// True when a jackd process serving `name` exists (whether or not it answers yet).
+    public static func jackdProcessExists(name: String) -> Bool {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         for pid in entries where pid.allSatisfy(\.isNumber) {
             guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { continue }

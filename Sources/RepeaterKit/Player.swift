@@ -100,7 +100,12 @@ public final class Player {
     }
 
     private func startPrivateServer() throws(RepeaterError) -> JackServerProcess {
-        let name = "repeater-private-\(getpid())"
+        // A fixed, small pool of names: a server that dies uncleanly keeps its name's slot in JACK's
+        // 8-slot registry, so never a fresh name per run.
+        let pool = (0..<4).map { "repeater-private-\($0)" }
+        guard let name = pool.first(where: { !JackServerProcess.isAnswering(name: $0) && !JackServerProcess.jackdProcessExists(name: $0) }) else {
+            throw RepeaterError(.jackUnavailable, "all private server names (repeater-private-0…3) are in use")
+        }
         var backend = JackServerProcess.preferredBackend()
         do {
             let server = try JackServerProcess(name: name, backend: backend)

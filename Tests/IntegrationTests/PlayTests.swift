@@ -73,6 +73,19 @@ struct PlayTests {
         #expect(!outcome.stderr.contains("error"))
     }
 
+    @Test("--start-server plays on a private server, says which, and stops it on exit")
+    func startServer() throws {
+        let scratch = ScratchDirectory()
+        let path = scratch.file("ramp.wav")
+        try writeRamp(path: path, frames: 24_000, channels: 2)
+        let outcome = try run(repeaterPath, ["play", path, "--start-server", "--connect", "none", "--status", "none"], in: scratch.path)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stderrLines.count == 1 && outcome.stderr.contains("started a private JACK server 'repeater-private-"), "\(outcome.stderr)")
+        let name = outcome.stderr.split(separator: "'")[1]
+        #expect(!JackServerProcess.isAnswering(name: String(name)))
+        #expect(!JackServerProcess.jackdProcessExists(name: String(name)))
+    }
+
     @Test("the JACK server going away ends the player with a message and exit 3")
     func serverShutdown() throws {
         let server = try TestServer()
