@@ -117,7 +117,8 @@ struct EngineTests {
         let engine = Engine(.init(channelCount: 2, blockFrames: 1024, blockCount: 8, declickFrames: 64))
         let feeder = RampFeeder(engine: engine, totalFrames: 400_000)
         let driver = CycleDriver(engine: engine)
-        driver.run(total: 2048, pattern: [256], feeder: feeder)  // warm-up, as the player does before activation
+        Engine.warmUpRuntime()  // as the player does before activation
+        driver.run(total: 2048, pattern: [256], feeder: feeder)
         _ = driver.events()
         rtcheck_thread_reset()
         let commands: [EngineCommand] = [.pause, .play, .toggle, .toggle, .seek(frame: 390_000), .seek(frame: 1000)]

@@ -57,6 +57,7 @@ struct OfflineRenderTests {
                 if counted { rtcheck_leave() }
             }
         }
+        Engine.warmUpRuntime()  // as the player and the renderer do before real-time use
         cycle(256, counted: false)
         rtcheck_thread_reset()
         var total = 0
