@@ -15,10 +15,7 @@ public final class CaptureClient: @unchecked Sendable {
     public let clientName: String
 
     public init(clientName: String, serverName: String?, portCount: Int, seconds: Double) throws(RepeaterError) {
-        jack_set_error_function(repeaterJackLog)
-        jack_set_info_function(repeaterJackLog)
-        var status = jack_status_t(rawValue: 0)
-        guard let client = cjack_client_open(clientName, jack_options_t(rawValue: JackNoStartServer.rawValue), &status, serverName) else {
+        guard let client = openJackClient(name: clientName, serverName: serverName).client else {
             throw RepeaterError(.jackUnavailable, "capture: cannot connect to JACK server '\(serverName ?? "default")'")
         }
         self.client = client

@@ -87,6 +87,18 @@ func repeaterJackSampleRate(_ rate: jack_nframes_t, _ argument: UnsafeMutableRaw
     return 0
 }
 
+/// Opens a client without ever starting a server, with libjack's own messages routed through
+/// `repeaterJackLog`. The one place every client of this package (player, capture, probe) opens.
+func openJackClient(name: String, serverName: String?) -> (client: OpaquePointer?, status: jack_status_t) {
+    jack_set_error_function(repeaterJackLog)
+    jack_set_info_function(repeaterJackLog)
+    var status = jack_status_t(rawValue: 0)
+    let options = jack_options_t(rawValue: JackNoStartServer.rawValue)
+    let client: OpaquePointer? = serverName.map { cjack_client_open(name, options, &status, $0) }
+        ?? cjack_client_open(name, options, &status, nil)
+    return (client, status)
+}
+
 /// libjack's own error and info lines: shown only with --verbose, so a failed open prints our
 /// one line instead of libjack's several.
 let jackLogVerbose = Atomic<Bool>(false)

@@ -41,12 +41,7 @@ public final class JackClient {
     /// Opens a client without ever starting a server. `serverName` nil means the environment's
     /// (`$JACK_DEFAULT_SERVER`, else "default").
     public init(clientName: String, serverName: String?) throws(RepeaterError) {
-        jack_set_error_function(repeaterJackLog)
-        jack_set_info_function(repeaterJackLog)
-        var status = jack_status_t(rawValue: 0)
-        let options = jack_options_t(rawValue: JackNoStartServer.rawValue)
-        let opened: OpaquePointer? = serverName.map { cjack_client_open(clientName, options, &status, $0) }
-            ?? cjack_client_open(clientName, options, &status, nil)
+        let (opened, status) = openJackClient(name: clientName, serverName: serverName)
         guard let opened else {
             let server = serverName ?? ProcessInfo.processInfo.environment["JACK_DEFAULT_SERVER"] ?? "default"
             if status.rawValue & (JackServerFailed.rawValue | JackServerError.rawValue) != 0 {

@@ -85,11 +85,7 @@ public final class JackServerProcess: @unchecked Sendable {
 
     /// True when a client can connect to the server `name` (checked without ever starting one).
     public static func isAnswering(name: String) -> Bool {
-        jack_set_error_function(repeaterJackLog)
-        jack_set_info_function(repeaterJackLog)
-        var status = jack_status_t(rawValue: 0)
-        guard let client = cjack_client_open("repeater-probe", jack_options_t(rawValue: JackNoStartServer.rawValue),
-                                             &status, name) else { return false }
+        guard let client = openJackClient(name: "repeater-probe", serverName: name).client else { return false }
         jack_client_close(client)
         return true
     }

@@ -68,7 +68,7 @@ public final class Player {
         }
         try client.registerOutputs(count: info.channelCount)
         reader.fill()  // the ring is full before the first cycle
-        warmUp()
+        Engine.warmUpRuntime()  // the Swift runtime's first-use work happens here, not on the audio thread
         client.attach(engine: engine)
         _ = repeater_rtprobe_init()
         try client.activate()
@@ -86,17 +86,6 @@ public final class Player {
             emit(line)
         }
         return try loop(client: client)
-    }
-
-    /// Runs the render path before activation, so that first-call runtime work (generic metadata,
-    /// lazy globals) happens here and not on the audio thread.
-    private func warmUp() {
-        Engine.warmUpRuntime()
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 1)
-        defer { scratch.deallocate() }
-        let outputs = [UnsafeMutablePointer<Float>](repeating: scratch, count: engine.channelCount)
-        outputs.withUnsafeBufferPointer { engine.render(frameCount: 0, outputs: $0.baseAddress!) }
-        _ = engine.events.pop()
     }
 
     private func startPrivateServer() throws(RepeaterError) -> JackServerProcess {
