@@ -90,6 +90,12 @@ public struct BlockRing: ~Copyable, @unchecked Sendable {
     @inline(__always)
     public func release() { indices.commitRead(1) }
 
+    /// Consumer. The storage slot of the `index`-th waiting block (0 is the oldest), or nil.
+    @inline(__always)
+    public func readableSlot(at index: Int) -> Int? {
+        index < indices.readableCount() ? (indices.consumerPosition() &+ index) & indices.mask : nil
+    }
+
     /// Consumer. How many blocks are waiting.
     public var readableCount: Int { indices.readableCount() }
 }

@@ -4,7 +4,9 @@ extension Engine {
     /// lazy work (generic metadata, witness tables: it allocates and locks) happens here, not on the
     /// audio thread. Debug builds need this most; release builds mostly specialize it away.
     public static func warmUpRuntime() {
-        let engine = Engine(.init(channelCount: 1, blockFrames: 16, blockCount: 4, declickFrames: 4))
+        let engine = Engine(.init(channelCount: 1, sourceFrameCount: 1000, blockFrames: 16, blockCount: 4,
+                                  declickFrames: 4, headFrames: 8, loop: (a: 4, b: 12), gapFrames: 2,
+                                  seamFadeFrames: 2))
         let output = UnsafeMutablePointer<Float>.allocate(capacity: 64)
         let outputs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 1)
         outputs.initialize(to: output)
@@ -16,7 +18,15 @@ extension Engine {
         var generation: UInt32 = 0
         func feed(end: Bool) {
             while let request = engine.readerRequests.pop() {
-                if case .seek(let frame, let newGeneration) = request { position = frame; generation = newGeneration }
+                switch request {
+                case .seek(let frame, let newGeneration):
+                    position = frame
+                    generation = newGeneration
+                case .loadHead(let frame, let count, let slot):
+                    let samples = engine.heads.channel(0, ofSlot: slot)
+                    for i in 0..<count { samples[i] = Float(frame + i) }
+                    engine.headLoaded.push(HeadLoaded(slot: slot, frame: frame, frameCount: count))
+                }
             }
             guard let slot = engine.blocks.writableSlot() else { return }
             let samples = engine.blocks.channel(0, ofSlot: slot)
@@ -24,19 +34,18 @@ extension Engine {
             engine.blocks.publish(BlockTag(startFrame: position, frameCount: end ? 0 : 16, generation: generation, isEnd: end))
             position += end ? 0 : 16
         }
-        feed(end: false)
-        engine.render(frameCount: 8, outputs: outputs)
-        engine.commands.push(.pause)
-        engine.render(frameCount: 8, outputs: outputs)
-        engine.commands.push(.play)
-        engine.commands.push(.toggle)
-        engine.commands.push(.toggle)
-        engine.commands.push(.seek(frame: 100))
-        engine.render(frameCount: 8, outputs: outputs)  // stale block skipped, waits for the seek
-        feed(end: false)
-        engine.render(frameCount: 64, outputs: outputs)  // plays, then underruns
+        let steps: [EngineCommand?] = [nil, .pause, .play, .toggle, .toggle, .setA(frame: nil), .setB(frame: nil),
+                                       .setLoop(a: 2, b: 30), .setA(frame: 6), .setB(frame: 20), .gap(frames: 1),
+                                       .loopEnabled(false), .loopEnabled(true), .seekToA, .seek(frame: 100),
+                                       .setA(frame: 50), .loopEnabled(false)]
+        for step in steps {
+            if let step { engine.commands.push(step) }
+            feed(end: false)
+            engine.render(frameCount: 40, outputs: outputs)
+        }
+        engine.render(frameCount: 64, outputs: outputs)  // underrun
         feed(end: true)
-        engine.render(frameCount: 8, outputs: outputs)  // the end
+        engine.render(frameCount: 64, outputs: outputs)  // the end
         while engine.events.pop() != nil {}
     }
 }

@@ -1,16 +1,22 @@
-/// The real-time engine: pulls tagged source frames from the disk reader's `BlockRing`, follows the
-/// control thread's commands, and writes one output buffer per channel.
+/// The real-time engine: pulls tagged source frames from the disk reader's `BlockRing` (and from
+/// the loop-head cache at a wrap), follows the control thread's commands, and writes one output
+/// buffer per channel.
 ///
 /// Everything in `render` runs on the audio thread (JACK's process callback, or the offline renderer
 /// standing in for it): it never allocates, locks, blocks or prints. All memory is set up in `init`.
 /// Thread roles of the members:
-/// - `blocks`: produced by the disk reader, consumed here;
-/// - `commands`: produced by the control thread, consumed here;
-/// - `readerRequests`: produced here, consumed by the disk reader;
+/// - `blocks`, `headLoaded`: produced by the disk reader, consumed here;
+/// - `commands`, `controls`: produced by the control thread, consumed here;
+/// - `readerRequests` (and `heads`, by hand-over): produced here, consumed by the disk reader;
 /// - `events`, `status`: produced here, read by the control thread.
+///
+/// Source-side files: `Engine+Source.swift` (ring and head reads, seam fades), `Engine+Loop.swift`
+/// (A/B, wraps, the head-cache protocol).
 public final class Engine: @unchecked Sendable {
     public struct Configuration: Sendable {
         public var channelCount: Int
+        /// Frames in the source (the default B, "end").
+        public var sourceFrameCount: Int
         /// The source frame playback starts at (the disk reader must start there too, generation 0).
         public var startFrame: Int
         public var blockFrames: Int
@@ -18,51 +24,127 @@ public final class Engine: @unchecked Sendable {
         public var blockCount: Int
         /// Length of the fade used for pause, resume, seek and recovery from an underrun.
         public var declickFrames: Int
+        /// Frames from A kept in each loop-head slot (about 2 s).
+        public var headFrames: Int
+        /// The loop at start (A < B), if any; it is on.
+        public var loop: (a: Int, b: Int)?
+        /// Silence before each repetition.
+        public var gapFrames: Int
+        /// Crossfade across the loop seam (0: exact splice).
+        public var seamFadeFrames: Int
+        /// Stop after this many passes through B (0: loop forever).
+        public var maxPasses: Int
 
-        public init(channelCount: Int, startFrame: Int = 0, blockFrames: Int = 2048, blockCount: Int = 64,
-                    declickFrames: Int = 256) {
+        public init(channelCount: Int, sourceFrameCount: Int = Int.max / 4, startFrame: Int = 0,
+                    blockFrames: Int = 2048, blockCount: Int = 64, declickFrames: Int = 256,
+                    headFrames: Int = 96_000, loop: (a: Int, b: Int)? = nil, gapFrames: Int = 0,
+                    seamFadeFrames: Int = 0, maxPasses: Int = 0) {
             self.channelCount = channelCount
+            self.sourceFrameCount = sourceFrameCount
             self.startFrame = startFrame
             self.blockFrames = blockFrames
             self.blockCount = blockCount
             self.declickFrames = declickFrames
+            self.headFrames = headFrames
+            self.loop = loop
+            self.gapFrames = gapFrames
+            self.seamFadeFrames = seamFadeFrames
+            self.maxPasses = maxPasses
         }
     }
 
     public let configuration: Configuration
     public let channelCount: Int
     public let blocks: BlockRing
+    public let heads: LoopHeadCache
     public let commands = SPSCRing<EngineCommand>(capacity: 256)
-    public let readerRequests = SPSCRing<ReaderRequest>(capacity: 64)
-    public let events = SPSCRing<EngineEvent>(capacity: 1024)
+    public let readerRequests = SPSCRing<ReaderRequest>(capacity: 256)
+    public let headLoaded = SPSCRing<HeadLoaded>(capacity: 16)
+    public let events = SPSCRing<EngineEvent>(capacity: 16_384)  // a 1-frame loop wraps every frame
     public let status: EngineStatus
+    public let controls = EngineControls()
 
-    // ---- audio-thread state ----
-    private var playhead: Int
-    private var generation: UInt32 = 0
-    /// Storage slot of the block being read, or -1.
-    private var currentSlot = -1
-    private var currentTag = BlockTag(startFrame: 0, frameCount: 0, generation: 0)
-    private var offsetInBlock = 0
-    private var sourceEnded = false
+    // ---- audio-thread state (internal: shared by the Engine+… files) ----
+    var playhead: Int
+    var generation: UInt32 = 0
+    /// Storage slot of the ring block being read, or -1.
+    var currentSlot = -1
+    var currentTag = BlockTag(startFrame: 0, frameCount: 0, generation: 0)
+    var offsetInBlock = 0
+    var sourceEnded = false
     /// A seek was passed to the reader and its first block has not arrived: silence, not an underrun.
-    private var awaitingSeekData = false
-    private var finishedReported = false
-    private var wantPlaying = true
-    private var pendingSeek = -1
+    var awaitingSeekData = false
+    var finishedReported = false
+    var wantPlaying = true
+    var pendingSeek = -1
     /// Gain of the declick ramp, in steps of 1/declickFrames: 0 = silent, declickFrames = unity.
-    private var rampPosition: Int
-    private var cycle = 0
-    private var renderedFrames = 0
+    var rampPosition: Int
+    var cycle = 0
+    var renderedFrames = 0
+    var log = OutputLog(capacity: 1024)
+
+    // loop
+    var loopOn = false
+    /// A in effect (its head is cached, or nothing is cached at all).
+    var loopA = 0
+    /// A asked for; becomes `loopA` when its head is cached.
+    var requestedA = 0
+    var loopB: Int
+    var gapFrames: Int
+    var gapRemaining = 0
+    var passes = 0
+
+    // loop-head cache bookkeeping: slot → first source frame (-1: empty or loading) and length
+    let slotFrame: UnsafeMutablePointer<Int>
+    let slotCount: UnsafeMutablePointer<Int>
+    var loadInFlight = false
+    /// The head slot being read, or -1 (reading the ring).
+    var headActive = -1
+    var headStart = 0
+    var headCount = 0
+    /// The frame the ring was re-aimed at and nothing consumed since, or -1.
+    var ringParkedAt = -1
+
+    // seam crossfade: the continuation after B fades out while A fades in
+    let seamTail: UnsafeMutablePointer<Float>
+    var tailPosition: Int
+    var fadeInPosition: Int
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
         channelCount = configuration.channelCount
         blocks = BlockRing(channelCount: configuration.channelCount, blockFrames: configuration.blockFrames,
                            blockCount: configuration.blockCount)
+        heads = LoopHeadCache(slotCount: 3, slotFrames: configuration.headFrames, channelCount: configuration.channelCount)
         playhead = configuration.startFrame
         status = EngineStatus(startFrame: configuration.startFrame)
         rampPosition = configuration.declickFrames
+        loopB = configuration.sourceFrameCount
+        gapFrames = configuration.gapFrames
+        slotFrame = .allocate(capacity: 3)
+        slotFrame.initialize(repeating: -1, count: 3)
+        slotCount = .allocate(capacity: 3)
+        slotCount.initialize(repeating: 0, count: 3)
+        let seam = max(1, configuration.seamFadeFrames)
+        seamTail = .allocate(capacity: seam * configuration.channelCount)
+        seamTail.initialize(repeating: 0, count: seam * configuration.channelCount)
+        tailPosition = configuration.seamFadeFrames
+        fadeInPosition = configuration.seamFadeFrames
+        if let loop = configuration.loop {
+            loopOn = true
+            loopA = loop.a
+            requestedA = loop.a
+            loopB = loop.b
+            requestHead(for: loop.a)
+            post(.loop(a: loop.a, b: loop.b, enabled: true))
+        }
+        publishLoop()
+    }
+
+    deinit {
+        slotFrame.deallocate()
+        slotCount.deallocate()
+        seamTail.deallocate()
     }
 
     #if REPEATER_PERFORMANCE_CHECKS
@@ -88,7 +170,9 @@ public final class Engine: @unchecked Sendable {
 
     @inline(__always)
     private func renderCycle(frameCount: Int, outputs: UnsafePointer<UnsafeMutablePointer<Float>>) {
+        takeHeadLoads()
         takeCommands()
+        dropStaleBlocks()
         var done = 0
         while done < frameCount {
             let up = rampingUp
@@ -98,6 +182,7 @@ public final class Engine: @unchecked Sendable {
                     continue
                 }
                 silence(outputs, from: done, count: frameCount - done)
+                log.append(outputFrame: renderedFrames &+ done, sourceFrame: playhead, frameCount: frameCount - done, isSilence: true)
                 done = frameCount
                 break
             }
@@ -110,6 +195,7 @@ public final class Engine: @unchecked Sendable {
             }
             if got < wanted {
                 silence(outputs, from: done, count: frameCount - done)
+                log.append(outputFrame: renderedFrames &+ done, sourceFrame: playhead, frameCount: frameCount - done, isSilence: true)
                 if sourceEnded {
                     if !finishedReported {
                         finishedReported = true
@@ -128,9 +214,17 @@ public final class Engine: @unchecked Sendable {
         }
         renderedFrames &+= frameCount
         status.playheadFrame.store(playhead, ordering: .relaxed)
+        status.audibleFrame.store(audibleFrame(), ordering: .relaxed)
         status.renderedFrames.store(renderedFrames, ordering: .relaxed)
+        publishLoop()
         cycle &+= 1
         status.cycles.store(cycle, ordering: .relaxed)
+    }
+
+    /// The source frame the listener hears now: the one output `latency` frames ago carried.
+    func audibleFrame() -> Int {
+        let latency = controls.latencyFrames.load(ordering: .relaxed)
+        return log.sourceFrame(atOutput: renderedFrames &- latency, fallback: playhead)
     }
 
     /// Fading (or faded) in: playing and no seek waiting for the fade out.
@@ -146,74 +240,44 @@ public final class Engine: @unchecked Sendable {
             case .pause: wantPlaying = false
             case .toggle: wantPlaying.toggle()
             case .seek(let frame): pendingSeek = max(0, frame)
+            case .seekToA: pendingSeek = loopA
+            case .setLoop(let a, let b): setLoop(a: a, b: b)
+            case .setA(let frame):
+                if let frame { setA(frame) } else { setA(hereFrame(isB: false)) }
+            case .setB(let frame):
+                if let frame { setB(frame) } else { setB(hereFrame(isB: true)) }
+            case .loopEnabled(let on): setLoopEnabled(on)
+            case .gap(let frames): gapFrames = max(0, frames)
             }
         }
         status.playing.store(wantPlaying, ordering: .relaxed)
     }
 
-    private func performSeek(to frame: Int) {
-        pendingSeek = -1
-        generation &+= 1
-        playhead = frame
-        if currentSlot >= 0 {
-            blocks.release()
-            currentSlot = -1
-        }
-        sourceEnded = false
-        awaitingSeekData = true
-        finishedReported = false
-        status.finishedCycle.store(-1, ordering: .relaxed)
-        if !readerRequests.push(.seek(frame: frame, generation: generation)) {
-            status.lostRequests.add(1, ordering: .relaxed)
-        }
-        post(.seeked(frame: frame))
+    /// Resolves "here" against what the listener hears now, and reports the frame chosen.
+    private func hereFrame(isB: Bool) -> Int {
+        let frame = audibleFrame()
+        post(.pointSet(isB: isB, frame: frame))
+        return frame
     }
 
-    /// Copies up to `count` source frames in order into the outputs at `offset`; returns how many.
-    /// Fewer means the ring ran dry (or the source ended: `sourceEnded`).
-    private func pull(into outputs: UnsafePointer<UnsafeMutablePointer<Float>>, at offset: Int, count: Int) -> Int {
-        var got = 0
-        while got < count {
-            if currentSlot < 0 {
-                guard let slot = blocks.readableSlot() else { break }
-                let tag = blocks.tag(ofSlot: slot)
-                if tag.generation != generation {
-                    blocks.release()
-                    status.staleBlocks.add(1, ordering: .relaxed)
-                    continue
-                }
-                if tag.isEnd {
-                    blocks.release()
-                    sourceEnded = true
-                    break
-                }
-                currentSlot = slot
-                currentTag = tag
-                awaitingSeekData = false
-                let offset = playhead - tag.startFrame  // 0 unless the reader started mid-block
-                offsetInBlock = offset
-                if !(0..<tag.frameCount).contains(offset) {
-                    blocks.release()
-                    currentSlot = -1
-                    status.staleBlocks.add(1, ordering: .relaxed)
-                    continue
-                }
-            }
-            let take = min(count - got, currentTag.frameCount - offsetInBlock)
-            for channel in 0..<channelCount {
-                let source = blocks.channel(channel, ofSlot: currentSlot) + offsetInBlock
-                UnsafeMutableRawPointer(outputs[channel] + offset + got)
-                    .copyMemory(from: source, byteCount: take * MemoryLayout<Float>.stride)
-            }
-            got += take
-            playhead += take
-            offsetInBlock += take
-            if offsetInBlock == currentTag.frameCount {
-                blocks.release()
-                currentSlot = -1
-            }
+    func performSeek(to frame: Int) {
+        pendingSeek = -1
+        playhead = frame
+        sourceEnded = false
+        finishedReported = false
+        gapRemaining = 0
+        tailPosition = configuration.seamFadeFrames
+        fadeInPosition = configuration.seamFadeFrames
+        status.finishedCycle.store(-1, ordering: .relaxed)
+        let slot = readySlot(for: frame)
+        if slot >= 0 {
+            enterHead(slot: slot, at: frame)  // a cached loop start: no wait for the disk
+        } else {
+            headActive = -1
+            aimRing(at: frame)
+            awaitingSeekData = true
         }
-        return got
+        post(.seeked(frame: frame))
     }
 
     /// Applies the declick ramp to frames just written, advancing it one step per frame.
@@ -229,7 +293,7 @@ public final class Engine: @unchecked Sendable {
         }
     }
 
-    private func silence(_ outputs: UnsafePointer<UnsafeMutablePointer<Float>>, from offset: Int, count: Int) {
+    func silence(_ outputs: UnsafePointer<UnsafeMutablePointer<Float>>, from offset: Int, count: Int) {
         guard count > 0 else { return }
         for channel in 0..<channelCount {
             let output = outputs[channel] + offset
@@ -237,7 +301,11 @@ public final class Engine: @unchecked Sendable {
         }
     }
 
-    private func post(_ event: EngineEvent) {
+    func post(_ event: EngineEvent) {
         if !events.push(event) { status.lostEvents.add(1, ordering: .relaxed) }
+    }
+
+    func request(_ request: ReaderRequest) {
+        if !readerRequests.push(request) { status.lostRequests.add(1, ordering: .relaxed) }
     }
 }

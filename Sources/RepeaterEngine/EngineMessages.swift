@@ -1,17 +1,38 @@
 /// Control → audio: events that must arrive in order and must not be lost. (Parameters where the
-/// latest value wins travel as atomics in `EngineStatus`/`EngineParameters` instead.)
+/// latest value wins travel as atomics in `EngineControls` instead.)
 public enum EngineCommand: BitwiseCopyable, Sendable, Equatable {
     case play
     case pause
     case toggle
     /// Continue from this source frame (after a short fade out; the fade in follows).
     case seek(frame: Int)
+    /// Seek to the loop start A.
+    case seekToA
+    /// Sets A and B (A < B) and turns the loop on.
+    case setLoop(a: Int, b: Int)
+    /// Sets A; `frame` nil means "the frame the listener hears now".
+    case setA(frame: Int?)
+    /// Sets B; `frame` nil means "the frame the listener hears now".
+    case setB(frame: Int?)
+    case loopEnabled(Bool)
+    /// Silence inserted before each repetition.
+    case gap(frames: Int)
 }
 
-/// Audio → disk reader: where the block stream must continue.
+/// Audio → disk reader: where the block stream must continue, and which loop heads to cache.
 public enum ReaderRequest: BitwiseCopyable, Sendable, Equatable {
     /// Read from `frame` on, tagging blocks with `generation`.
     case seek(frame: Int, generation: UInt32)
+    /// Fill head-cache `slot` with up to `frameCount` frames from `frame` and answer `HeadLoaded`.
+    case loadHead(frame: Int, frameCount: Int, slot: Int)
+}
+
+/// Why the engine refused a command.
+public enum EngineRefusal: BitwiseCopyable, Sendable, Equatable {
+    /// A would not be before B (the frame it resolved to is given with the event).
+    case aNotBeforeB
+    /// B would not be after A.
+    case bNotAfterA
 }
 
 /// Audio → control: things that happened, in order.
@@ -23,4 +44,13 @@ public enum EngineEvent: BitwiseCopyable, Sendable, Equatable {
     case seeked(frame: Int)
     /// The source had no data in time; silence was output from this source frame.
     case underrun(frame: Int)
+    /// The loop in effect changed: A, B (source frames, A < B), on or off.
+    case loop(a: Int, b: Int, enabled: Bool)
+    /// Playback wrapped: after source frame `from - 1` came `to` (after the gap, if any), at output
+    /// frame `outputFrame`. `count` is the number of completed passes.
+    case wrap(count: Int, from: Int, to: Int, outputFrame: Int)
+    /// A "here" command resolved to this source frame.
+    case pointSet(isB: Bool, frame: Int)
+    /// A command was refused; nothing changed.
+    case refused(EngineRefusal, frame: Int)
 }

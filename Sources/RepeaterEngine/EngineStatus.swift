@@ -6,6 +6,14 @@ import Synchronization
 public struct EngineStatus: ~Copyable, Sendable {
     /// The source frame that the next rendered frame will come from.
     public let playheadFrame: Atomic<Int>
+    /// The source frame the listener hears at the start of the last cycle (latency accounted for).
+    public let audibleFrame: Atomic<Int>
+    /// The loop in effect: A and B (source frames) and whether it is on.
+    public let loopA = Atomic<Int>(0)
+    public let loopB = Atomic<Int>(0)
+    public let loopOn = Atomic<Bool>(false)
+    /// Passes completed through B.
+    public let passes = Atomic<Int>(0)
     /// Completed `render` calls.
     public let cycles = Atomic<Int>(0)
     /// Frames rendered in total (silence included).
@@ -25,5 +33,6 @@ public struct EngineStatus: ~Copyable, Sendable {
 
     public init(startFrame: Int) {
         playheadFrame = Atomic(startFrame)
+        audibleFrame = Atomic(startFrame)
     }
 }

@@ -16,6 +16,9 @@ public final class DiskReader: @unchecked Sendable {
     private var generation: UInt32 = 0
     private var atEnd = false
 
+    /// Loop heads loaded, and the longest load (seek, decode, seek back), for the note and status.
+    public let headLoads = Atomic<Int>(0)
+    public let longestHeadLoadMicroseconds = Atomic<Int>(0)
     private let stopRequested = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
@@ -48,6 +51,8 @@ public final class DiskReader: @unchecked Sendable {
                 if position < file.info.frameCount && !file.seek(to: position) {
                     position = file.info.frameCount  // cannot get there: end this generation
                 }
+            case .loadHead(let frame, let frameCount, let slot):
+                loadHead(frame: frame, frameCount: frameCount, slot: slot)
             }
             return true
         }
@@ -69,6 +74,35 @@ public final class DiskReader: @unchecked Sendable {
             atEnd = true
         }
         return true
+    }
+
+    /// Fills loop-head slot `slot` with frames from `frame` on, answers the engine, and puts the
+    /// stream back where it was.
+    private func loadHead(frame: Int, frameCount: Int, slot: Int) {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let channels = engine.channelCount
+        let chunk = engine.blocks.blockFrames
+        var loaded = 0
+        if frame < file.info.frameCount, file.seek(to: frame) {
+            let wanted = min(frameCount, file.info.frameCount - frame)
+            while loaded < wanted {
+                let count = file.read(into: scratch, frameCount: min(chunk, wanted - loaded))
+                if count <= 0 { break }
+                for channel in 0..<channels {
+                    let destination = engine.heads.channel(channel, ofSlot: slot) + loaded
+                    for i in 0..<count { destination[i] = scratch[i * channels + channel] }
+                }
+                loaded += count
+            }
+        }
+        if !atEnd, position < file.info.frameCount, !file.seek(to: position) { position = file.info.frameCount }
+        // The ring has 16 slots; the engine asks for one load at a time, so this push cannot fail.
+        _ = engine.headLoaded.push(HeadLoaded(slot: slot, frame: frame, frameCount: loaded))
+        let micros = Int(DispatchTime.now().uptimeNanoseconds - started) / 1000
+        headLoads.add(1, ordering: .relaxed)
+        if micros > longestHeadLoadMicroseconds.load(ordering: .relaxed) {
+            longestHeadLoadMicroseconds.store(micros, ordering: .relaxed)
+        }
     }
 
     /// Steps until there is nothing to do (the ring is full, or the end is queued).

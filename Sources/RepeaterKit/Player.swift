@@ -226,6 +226,8 @@ public final class Player {
                 emitEvent("seek") { $0.add("frame", frame); $0.add("pos_s", self.seconds(frame)) }
             case .underrun(let frame):
                 emitEvent("underrun") { $0.add("frame", frame) }
+            default:
+                break
             }
         }
     }

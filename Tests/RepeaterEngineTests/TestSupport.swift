@@ -12,24 +12,36 @@ func rampValue(frame: Int, channel: Int, channels: Int) -> Float {
 final class RampFeeder {
     let engine: Engine
     let totalFrames: Int
+    /// The source signal (the ramp unless a test gives another).
+    var value: (Int, Int) -> Float
     var position: Int
     var generation: UInt32 = 0
     var atEnd = false
     /// When false, the feeder delivers nothing (a disk that is late).
     var enabled = true
 
-    init(engine: Engine, totalFrames: Int) {
+    init(engine: Engine, totalFrames: Int, value: ((Int, Int) -> Float)? = nil) {
         self.engine = engine
         self.totalFrames = totalFrames
+        let channels = engine.channelCount
+        self.value = value ?? { rampValue(frame: $0, channel: $1, channels: channels) }
         position = engine.configuration.startFrame
     }
 
     func fill() {
         while let request = engine.readerRequests.pop() {
-            if case .seek(let frame, let newGeneration) = request {
+            switch request {
+            case .seek(let frame, let newGeneration):
                 position = min(frame, totalFrames)
                 generation = newGeneration
                 atEnd = false
+            case .loadHead(let frame, let count, let slot):
+                let n = max(0, min(count, totalFrames - frame))
+                for channel in 0..<engine.channelCount {
+                    let destination = engine.heads.channel(channel, ofSlot: slot)
+                    for i in 0..<n { destination[i] = value(frame + i, channel) }
+                }
+                engine.headLoaded.push(HeadLoaded(slot: slot, frame: frame, frameCount: n))
             }
         }
         guard enabled else { return }
@@ -43,7 +55,7 @@ final class RampFeeder {
             for channel in 0..<engine.channelCount {
                 let destination = engine.blocks.channel(channel, ofSlot: slot)
                 for i in 0..<count {
-                    destination[i] = rampValue(frame: position + i, channel: channel, channels: engine.channelCount)
+                    destination[i] = value(position + i, channel)
                 }
             }
             engine.blocks.publish(BlockTag(startFrame: position, frameCount: count, generation: generation))
@@ -56,6 +68,8 @@ final class RampFeeder {
 final class CycleDriver {
     let engine: Engine
     private(set) var output: [[Float]]
+    /// Events drained after every cycle (as the control thread does), so none is ever lost.
+    private var collected: [EngineEvent] = []
     private let buffers: [UnsafeMutablePointer<Float>]
     let maxCycle: Int
 
@@ -84,6 +98,7 @@ final class CycleDriver {
         for channel in 0..<engine.channelCount {
             output[channel].append(contentsOf: UnsafeBufferPointer(start: buffers[channel], count: frameCount))
         }
+        while let event = engine.events.pop() { collected.append(event) }
     }
 
     /// Renders cycles whose sizes repeat `pattern` until `total` frames are out.
@@ -98,10 +113,11 @@ final class CycleDriver {
         }
     }
 
+    /// The events since the last call.
     func events() -> [EngineEvent] {
-        var list: [EngineEvent] = []
-        while let event = engine.events.pop() { list.append(event) }
-        return list
+        while let event = engine.events.pop() { collected.append(event) }
+        defer { collected.removeAll() }
+        return collected
     }
 }
 
