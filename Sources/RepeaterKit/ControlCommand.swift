@@ -4,9 +4,23 @@ public enum ControlCommand: Equatable, Sendable {
     case seek(TimeSpec)
     /// Seek relative to the audible position, in seconds.
     case seekBy(Double)
+    case jumpToA
+    /// Set A or B at a time, or (nil) at the frame heard now.
+    case setA(TimeSpec?)
+    case setB(TimeSpec?)
+    /// Move A or B by this many seconds.
+    case nudgeA(Double)
+    case nudgeB(Double)
+    case loop(LoopSpec)
+    case loopOn(Bool)
+    case toggleLoop
+    case gap(TimeSpec)
     case status
     case quit
     case help
+
+    /// The commands of the stdin protocol, for error messages and the README.
+    public static let protocolSummary = "play, pause, toggle, seek TIME, a [TIME], b [TIME], loop A-B, loop on, loop off, gap TIME, status, quit"
 
     /// Parses one line of the stdin protocol. Throws a one-line error for anything unknown or malformed.
     public init(line: String) throws(RepeaterError) {
@@ -17,6 +31,10 @@ public enum ControlCommand: Equatable, Sendable {
             guard arguments.isEmpty else { throw .input("'\(verb)' takes no argument") }
             return command
         }
+        func oneArgument(_ usage: String) throws(RepeaterError) -> String {
+            guard arguments.count == 1 else { throw .input("usage: \(usage)") }
+            return arguments[0]
+        }
         switch verb {
         case "play": self = try noArguments(.play)
         case "pause": self = try noArguments(.pause)
@@ -25,15 +43,26 @@ public enum ControlCommand: Equatable, Sendable {
         case "quit", "exit": self = try noArguments(.quit)
         case "help": self = try noArguments(.help)
         case "seek":
-            guard arguments.count == 1 else { throw .input("usage: seek TIME (e.g. seek 1:23.5)") }
-            let text = arguments[0]
+            let text = try oneArgument("seek TIME (e.g. seek 1:23.5, seek +5, seek -5)")
             if text.hasPrefix("+") || text.hasPrefix("-"), let delta = Double(text) {
                 self = .seekBy(delta)
             } else {
                 self = .seek(try TimeSpec(parsing: text))
             }
+        case "a", "b":
+            guard arguments.count <= 1 else { throw .input("usage: \(verb) [TIME] (no TIME: the frame heard now)") }
+            let time = try arguments.first.map { (text: String) throws(RepeaterError) in try TimeSpec(parsing: text) }
+            self = verb == "a" ? .setA(time) : .setB(time)
+        case "loop":
+            let text = try oneArgument("loop A-B | loop on | loop off")
+            switch text {
+            case "on": self = .loopOn(true)
+            case "off": self = .loopOn(false)
+            default: self = .loop(try LoopSpec(parsing: text))
+            }
+        case "gap": self = .gap(try TimeSpec(parsing: try oneArgument("gap TIME (0 for none)")))
         default:
-            throw .input("unknown command '\(verb)'; try: play, pause, toggle, seek TIME, status, quit")
+            throw .input("unknown command '\(verb)'; try: \(ControlCommand.protocolSummary)")
         }
     }
 }

@@ -63,6 +63,9 @@ public final class JackServerProcess: @unchecked Sendable {
             }
             usleep(50_000)
         }
+        if !process.isRunning {  // another jackd of this name answered, and ours gave up
+            throw RepeaterError(.jackUnavailable, "a JACK server named '\(name)' is already running")
+        }
     }
 
     deinit { stop() }

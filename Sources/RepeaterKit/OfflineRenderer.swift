@@ -7,7 +7,7 @@ public struct RenderOptions: Sendable {
     public var inputPath: String
     public var outputPath: String
     public var format: OutputFormat?
-    public var from: TimeSpec?
+    public var sound = SoundOptions()
     public var duration: TimeSpec?
     /// The cycle size the offline driver renders with (JACK's period stands in here).
     public var cycleFrames = 1024
@@ -37,12 +37,13 @@ public struct OfflineRenderer {
         guard let format = options.format ?? OutputFormat.forPath(options.outputPath) else {
             throw .input("cannot tell the format of '\(options.outputPath)' from its extension: use .wav, .aiff, .flac or .ogg, or --format")
         }
-        let startFrame = options.from?.frame(atRate: info.sampleRate) ?? 0
-        guard startFrame < info.frameCount else {
-            throw .input("--from \(formatTime(frame: startFrame, sampleRate: info.sampleRate)) is past the end of '\(info.path)'")
-        }
+        let configuration = try options.sound.engineConfiguration(for: info)
         let limit = options.duration.map { $0.frame(atRate: info.sampleRate) }
-        let engine = Engine(.init(channelCount: info.channelCount, startFrame: startFrame))
+        if configuration.loop != nil, configuration.maxPasses == 0, limit == nil {
+            throw .input("render with --loop needs --loops N or --duration TIME (a loop plays forever)")
+        }
+        let startFrame = configuration.startFrame
+        let engine = Engine(configuration)
         let reader = DiskReader(file: file, engine: engine)
         let writer = try AudioFileWriter(path: options.outputPath, format: format, sampleRate: info.sampleRate,
                                          channelCount: info.channelCount)
@@ -55,7 +56,10 @@ public struct OfflineRenderer {
         }
         Engine.warmUpRuntime()
         _ = repeater_rtprobe_init()
-        let expected = limit ?? (info.frameCount - startFrame)
+        var expected = limit ?? (info.frameCount - startFrame)
+        if let loop = configuration.loop, limit == nil {
+            expected = configuration.maxPasses * (loop.b - loop.a + configuration.gapFrames)
+        }
         var written = 0
         var progress = ProgressBar(enabled: options.progress, total: expected, sampleRate: info.sampleRate)
         while limit.map({ written < $0 }) ?? true {

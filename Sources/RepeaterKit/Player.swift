@@ -8,7 +8,7 @@ public struct PlayOptions: Sendable {
     public var serverName: String?
     public var clientName = "repeater"
     public var connect: ConnectMode = .auto
-    public var from: TimeSpec?
+    public var sound = SoundOptions()
     public var startServer = false
     public var verbose = false
     public var status: StatusMode = .auto
@@ -21,31 +21,23 @@ public struct PlayOptions: Sendable {
 /// The control thread of `repeater play`: owns the file, the engine, the disk reader and the JACK
 /// client; turns keys, stdin lines and signals into engine commands; prints status and events.
 public final class Player {
-    private let options: PlayOptions
-    private let file: AudioFile
-    private let engine: Engine
-    private let reader: DiskReader
+    let options: PlayOptions
+    let file: AudioFile
+    let engine: Engine
+    let reader: DiskReader
     private var server: JackServerProcess?
-    private var client: JackClient?
+    var client: JackClient?
     private let terminal = Terminal()
     private var stdinOpen = true
     private var pendingInput: [UInt8] = []
-    private var finishedCycle = -1
-    private var lastStatusLineLength = 0
+    var finishedCycle = -1
+    var lastStatusLineLength = 0
 
     /// Opens the file and checks the options; nothing touches JACK yet.
     public init(options: PlayOptions) throws(RepeaterError) {
         self.options = options
         file = try AudioFile(path: options.path)
-        let info = file.info
-        var startFrame = 0
-        if let from = options.from {
-            startFrame = from.frame(atRate: info.sampleRate)
-            guard startFrame < info.frameCount else {
-                throw .input("--from \(formatTime(frame: startFrame, sampleRate: info.sampleRate)) is past the end of '\(info.path)' (\(formatTime(frame: info.frameCount, sampleRate: info.sampleRate)))")
-            }
-        }
-        engine = Engine(.init(channelCount: info.channelCount, startFrame: startFrame))
+        engine = Engine(try options.sound.engineConfiguration(for: file.info))
         reader = DiskReader(file: file, engine: engine)
     }
 
@@ -73,6 +65,7 @@ public final class Player {
         _ = repeater_rtprobe_init()
         try client.activate()
         for warning in client.connect(options.connect) { Console.warning(warning) }
+        engine.controls.latencyFrames.store(client.outputLatencyFrames, ordering: .relaxed)
         reader.start()
         if Terminal.stdinIsTerminal { terminal.enterRawMode() }
         if options.status == .json {
@@ -125,6 +118,7 @@ public final class Player {
                 return 0  // the last frame's cycle has completed downstream too
             }
             if Date() >= nextStatus {
+                engine.controls.latencyFrames.store(client.outputLatencyFrames, ordering: .relaxed)
                 printStatus()
                 nextStatus = Date().addingTimeInterval(statusInterval)
             }
@@ -167,133 +161,6 @@ public final class Player {
             }
         }
         return false
-    }
-
-    private func command(for key: Key) -> ControlCommand? {
-        switch key {
-        case .character("q"), .character("Q"): return .quit
-        case .character(" "): return .toggle
-        case .character("?"), .character("h"): return .help
-        case .left: return .seekBy(-5)
-        case .right: return .seekBy(5)
-        default: return nil
-        }
-    }
-
-    /// Applies a command; returns true for quit.
-    private func perform(_ command: ControlCommand) -> Bool {
-        let rate = file.info.sampleRate
-        switch command {
-        case .quit: return true
-        case .play: send(.play)
-        case .pause: send(.pause)
-        case .toggle: send(.toggle)
-        case .seek(let time):
-            let frame = time.frame(atRate: rate)
-            guard frame < file.info.frameCount else {
-                reportError("seek \(formatTime(frame: frame, sampleRate: rate)) is past the end (\(formatTime(frame: file.info.frameCount, sampleRate: rate)))")
-                return false
-            }
-            send(.seek(frame: frame))
-        case .seekBy(let seconds):
-            let target = audibleFrame + Int((seconds * Double(rate)).rounded())
-            send(.seek(frame: min(max(0, target), file.info.frameCount - 1)))
-        case .status: printStatus(force: true)
-        case .help:
-            clearStatusLine()
-            Console.writeErr("keys: space play/pause · ←/→ seek 5 s · q quit · ? this help\n")
-        }
-        return false
-    }
-
-    private func send(_ command: EngineCommand) {
-        if !engine.commands.push(command) { reportError("the audio thread is not taking commands (queue full)") }
-    }
-
-    /// The source frame the listener hears now: the playhead minus what is still queued downstream.
-    private var audibleFrame: Int {
-        let latency = client?.outputLatencyFrames ?? 0
-        return max(0, engine.status.playheadFrame.load(ordering: .relaxed) - latency)
-    }
-
-    private func drainEvents() {
-        while let event = engine.events.pop() {
-            switch event {
-            case .finished(let frame, let cycle, _):
-                finishedCycle = cycle
-                emitEvent("end") { $0.add("frame", frame) }
-            case .seeked(let frame):
-                emitEvent("seek") { $0.add("frame", frame); $0.add("pos_s", self.seconds(frame)) }
-            case .underrun(let frame):
-                emitEvent("underrun") { $0.add("frame", frame) }
-            default:
-                break
-            }
-        }
-    }
-
-    private func seconds(_ frame: Int) -> Double { Double(frame) / Double(file.info.sampleRate) }
-
-    private func emitEvent(_ name: String, _ fill: (inout JSONLine) -> Void) {
-        guard options.status == .json else { return }
-        var line = JSONLine()
-        line.add("event", name)
-        fill(&line)
-        emit(line)
-    }
-
-    private func emit(_ line: JSONLine) { Console.writeOut(line.text + "\n") }
-
-    private func reportError(_ message: String) {
-        if options.status == .json {
-            var line = JSONLine()
-            line.add("event", "error")
-            line.add("message", message)
-            emit(line)
-        } else {
-            clearStatusLine()
-            Console.error(message)
-        }
-    }
-
-    private func printStatus(force: Bool = false) {
-        let info = file.info
-        let frame = audibleFrame
-        let playing = engine.status.playing.load(ordering: .relaxed)
-        let underruns = engine.status.underruns.load(ordering: .relaxed)
-        let state = finishedCycle >= 0 ? "ended" : (playing ? "playing" : "paused")
-        switch options.status {
-        case .json:
-            var line = JSONLine()
-            line.add("state", state)
-            line.add("frame", frame)
-            line.add("pos_s", seconds(frame))
-            line.add("duration_s", seconds(info.frameCount))
-            line.add("underruns", underruns)
-            line.add("xruns", client?.notifications.xruns.load(ordering: .relaxed) ?? 0)
-            emit(line)
-        case .lines:
-            Console.writeOut("\(state) \(formatTime(frame: frame, sampleRate: info.sampleRate)) / \(formatTime(frame: info.frameCount, sampleRate: info.sampleRate)) underruns \(underruns)\n")
-        case .auto:
-            guard Terminal.stderrIsTerminal || force else { return }
-            let symbol = state == "playing" ? "▶" : (state == "paused" ? "⏸" : "■")
-            let text = "\(symbol) \(formatTime(frame: frame, sampleRate: info.sampleRate)) / \(formatTime(frame: info.frameCount, sampleRate: info.sampleRate))  underruns \(underruns)   (? keys)"
-            if Terminal.stderrIsTerminal {
-                Console.writeErr("\r\u{1b}[K" + text)
-                lastStatusLineLength = text.count
-            } else {
-                Console.writeErr(text + "\n")
-            }
-        case .none:
-            if force { Console.writeOut("\(state) \(formatTime(frame: frame, sampleRate: info.sampleRate))\n") }
-        }
-    }
-
-    private func clearStatusLine() {
-        if lastStatusLineLength > 0 && Terminal.stderrIsTerminal {
-            Console.writeErr("\r\u{1b}[K")
-            lastStatusLineLength = 0
-        }
     }
 
     /// The single way out: deactivate, join the disk thread, close, restore the terminal, stop a

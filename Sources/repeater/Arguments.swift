@@ -46,3 +46,24 @@ func parseNumber(_ text: String, option: String, range: ClosedRange<Double>) thr
     }
     return value
 }
+
+/// Parses one of the options that shape the sound (shared by `play` and `render`); returns false
+/// when `name` is not one of them.
+func parseSoundOption(_ name: String, inline: String?, _ arguments: inout Arguments, into sound: inout SoundOptions) throws(RepeaterError) -> Bool {
+    switch name {
+    case "--from": sound.from = try parseTime(try arguments.value(for: name, inline: inline), option: name)
+    case "--loop":
+        let text = try arguments.value(for: name, inline: inline)
+        do { sound.loop = try LoopSpec(parsing: text) } catch { throw .input("--loop: \(error.message)") }
+    case "--loops":
+        let text = try arguments.value(for: name, inline: inline)
+        guard let count = Int(text), count >= 1 else { throw .input("--loops takes a whole number of passes (1 or more), not '\(text)'") }
+        sound.loops = count
+    case "--gap": sound.gap = try parseTime(try arguments.value(for: name, inline: inline), option: name)
+    case "--declick":
+        sound.declickMilliseconds = try parseNumber(try arguments.value(for: name, inline: inline), option: name, range: 0...500)
+    default:
+        return false
+    }
+    return true
+}

@@ -22,7 +22,11 @@ OPTIONS
   --connect MODE    auto: the first physical playback ports (mono to both of a pair);
                     none: leave the ports unconnected;
                     REGEX: out_k to the k-th input port matching REGEX (default: auto)
-  --from TIME       start at TIME
+  --from TIME       start at TIME (default: A when there is a loop)
+  --loop A-B        repeat A…B (B may be `end`); wraps at the exact frame
+  --loops N         play N passes through the loop, then exit (default: forever)
+  --gap TIME        silence before each repetition (repeat after the speaker)
+  --declick MS      crossfade MS milliseconds across the loop seam (default 0: exact)
   --start-server    start a private jackd (ALSA with a sound card, else the dummy
                     backend) and stop it on exit
   --status MODE     auto (a status line on a terminal) | json | lines | none
@@ -30,8 +34,10 @@ OPTIONS
   --quit-on-eof     quit when stdin reaches its end (for scripts)
   --verbose         show libjack's own messages
 
-KEYS (on a terminal): space play/pause · ←/→ seek 5 s · ? help · q quit
-STDIN (otherwise), one command per line: play, pause, toggle, seek TIME, status, quit
+KEYS (on a terminal): space play/pause · a / b set A / B here · l loop on/off
+  ←/→ seek 5 s · Home jump to A · , / . move A ∓10 ms · < / > move B ∓10 ms · ? keys · q quit
+STDIN (otherwise), one command per line: play, pause, toggle, seek TIME, a [TIME], b [TIME],
+  loop A-B, loop on, loop off, gap TIME, status, quit
 EXIT: 0 done · 2 bad input or no JACK server · 3 the JACK server went away
 """
 
@@ -51,4 +57,6 @@ OPTIONS
                     without it the extension of OUT decides
   --from TIME       start at TIME
   --duration TIME   stop after TIME of output (default: to the end of the file)
+  --loop A-B, --loops N, --gap TIME, --declick MS
+                    as for play; a loop needs --loops or --duration
 """

@@ -50,7 +50,6 @@ func play(_ arguments: inout Arguments) throws(RepeaterError) -> Int32 {
         case "--server": options.serverName = try arguments.value(for: name, inline: inline)
         case "--name": options.clientName = try arguments.value(for: name, inline: inline)
         case "--connect": options.connect = ConnectMode(parsing: try arguments.value(for: name, inline: inline))
-        case "--from": options.from = try parseTime(try arguments.value(for: name, inline: inline), option: name)
         case "--start-server": options.startServer = true
         case "--verbose", "-v": options.verbose = true
         case "--quit-on-eof": options.quitOnEOF = true
@@ -63,6 +62,7 @@ func play(_ arguments: inout Arguments) throws(RepeaterError) -> Int32 {
         case "--status-hz":
             options.statusHz = try parseNumber(try arguments.value(for: name, inline: inline), option: name, range: 0.1...100)
         default:
+            if try parseSoundOption(name, inline: inline, &arguments, into: &options.sound) { continue }
             guard path == nil, !name.hasPrefix("-") || name == "-" else { throw arguments.unknown(name) }
             path = name
         }
@@ -106,7 +106,7 @@ func render(_ arguments: inout Arguments) throws(RepeaterError) -> Int32 {
     var input: String?
     var output: String?
     var format: OutputFormat?
-    var from: TimeSpec?
+    var sound = SoundOptions()
     var duration: TimeSpec?
     while let (name, inline) = arguments.next() {
         switch name {
@@ -120,9 +120,9 @@ func render(_ arguments: inout Arguments) throws(RepeaterError) -> Int32 {
                 throw .input("--format takes \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
             }
             format = value
-        case "--from": from = try parseTime(try arguments.value(for: name, inline: inline), option: name)
         case "--duration": duration = try parseTime(try arguments.value(for: name, inline: inline), option: name)
         default:
+            if try parseSoundOption(name, inline: inline, &arguments, into: &sound) { continue }
             guard input == nil, !name.hasPrefix("-") else { throw arguments.unknown(name) }
             input = name
         }
@@ -131,7 +131,7 @@ func render(_ arguments: inout Arguments) throws(RepeaterError) -> Int32 {
     guard let output else { throw .input("render needs -o OUT (the file to write)") }
     var options = RenderOptions(inputPath: input, outputPath: output)
     options.format = format
-    options.from = from
+    options.sound = sound
     options.duration = duration
     options.progress = isatty(2) == 1
     let frames = try OfflineRenderer(options: options).run()

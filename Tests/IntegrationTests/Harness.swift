@@ -22,20 +22,35 @@ let capturePath = productsDirectory + "/repeater-capture"
 final class TestServer {
     static let pool = ["repeater-test-0", "repeater-test-1", "repeater-test-2", "repeater-test-3"]
     let process: JackServerProcess
+    private let lock: Int32
     var name: String { process.name }
+    /// A capture client name unique to this server's user.
+    let captureName = "cap\(UInt32.random(in: 1000...9999))"
 
+    /// Takes the first pool name whose lock file is free (tests of other suites, or another run of
+    /// the suite, hold theirs), so that two tests never start a server of the same name.
     init() throws {
-        var lastError: Error?
-        for name in Self.pool where !JackServerProcess.isAnswering(name: name) {
+        var lastError: Error = RepeaterError(.jackUnavailable, "every test server name is in use")
+        for name in Self.pool {
+            let fd = open(NSTemporaryDirectory() + "\(name).lock", O_CREAT | O_RDWR, 0o644)
+            guard fd >= 0 else { continue }
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { close(fd); continue }
             do {
                 process = try JackServerProcess(name: name, backend: .dummy(sampleRate: 48000, period: 256))
+                lock = fd
                 return
-            } catch { lastError = error }
+            } catch {
+                lastError = error
+                close(fd)
+            }
         }
-        throw lastError ?? RepeaterError(.jackUnavailable, "every test server name is in use")
+        throw lastError
     }
 
-    deinit { process.stop() }
+    deinit {
+        process.stop()
+        close(lock)  // releases the lock
+    }
 }
 
 /// The outcome of running a program to its end.
@@ -116,10 +131,10 @@ func run(_ path: String, _ arguments: [String], environment: [String: String] = 
 /// then stops the capture and returns what it recorded (planar).
 func captureRun(server: TestServer, ports: Int, playArguments: [String], scratch: ScratchDirectory,
                 environment: [String: String] = [:]) throws -> (outcome: Outcome, channels: [[Float]]) {
-    let capture = try Child(capturePath, ["--server", server.name, "--name", "cap", "--ports", "\(ports)",
+    let capture = try Child(capturePath, ["--server", server.name, "--name", server.captureName, "--ports", "\(ports)",
                                           "--out", scratch.file("capture.wav"), "--seconds", "30"], in: scratch.path)
     try #require(capture.waitForOutput { $0.contains("ready") }, "capture client did not start: \(capture.stderr)")
-    let outcome = try run(repeaterPath, ["play"] + playArguments + ["--server", server.name, "--connect", "cap:in_", "--status", "none"],
+    let outcome = try run(repeaterPath, ["play"] + playArguments + ["--server", server.name, "--connect", "\(server.captureName):in_", "--status", "none"],
                           environment: environment, in: scratch.path)
     capture.signal(SIGTERM)
     let captured = capture.finish(timeout: 10)

@@ -28,7 +28,7 @@ struct OfflineRenderTests {
         let input = scratch.file("ramp.flac"), output = scratch.file("cut.wav")
         try writeRamp(path: input, frames: 96_000, channels: 2, format: .flac)
         var options = RenderOptions(inputPath: input, outputPath: output)
-        options.from = .frames(10_001)
+        options.sound.from = .frames(10_001)
         options.duration = .seconds(0.5)
         #expect(try OfflineRenderer(options: options).run() == 24_000)
         let (_, all) = try readAll(input)

@@ -1,0 +1,100 @@
+import Foundation
+import RepeaterEngine
+
+/// Keys and stdin commands → engine commands, checked against the file first.
+extension Player {
+    /// The keys, as `?` shows them and the README lists them.
+    static let keyHelp = """
+    space play/pause · a / b set A / B here · l loop on/off · ←/→ seek 5 s · Home jump to A
+    , / . move A 10 ms earlier / later · < / > move B 10 ms earlier / later · q quit · ? keys
+    """
+
+    func command(for key: Key) -> ControlCommand? {
+        switch key {
+        case .character("q"), .character("Q"): return .quit
+        case .character(" "): return .toggle
+        case .character("?"), .character("h"): return .help
+        case .character("a"): return .setA(nil)
+        case .character("b"): return .setB(nil)
+        case .character("l"): return .toggleLoop
+        case .character(","): return .nudgeA(-0.010)
+        case .character("."): return .nudgeA(0.010)
+        case .character("<"): return .nudgeB(-0.010)
+        case .character(">"): return .nudgeB(0.010)
+        case .home: return .jumpToA
+        case .left: return .seekBy(-5)
+        case .right: return .seekBy(5)
+        default: return nil
+        }
+    }
+
+    /// Applies a command; returns true for quit. Anything out of range is an error line or event and
+    /// changes nothing.
+    func perform(_ command: ControlCommand) -> Bool {
+        let rate = file.info.sampleRate
+        let length = file.info.frameCount
+        let a = engine.status.loopA.load(ordering: .relaxed)
+        let b = engine.status.loopB.load(ordering: .relaxed)
+        func time(_ frame: Int) -> String { formatTime(frame: frame, sampleRate: rate) }
+        switch command {
+        case .quit: return true
+        case .play: send(.play)
+        case .pause: send(.pause)
+        case .toggle: send(.toggle)
+        case .jumpToA: send(.seekToA)
+        case .seek(let spec):
+            let frame = spec.frame(atRate: rate)
+            guard frame < length else { return failed("seek \(time(frame)) is past the end (\(time(length)))") }
+            send(.seek(frame: frame))
+        case .seekBy(let seconds):
+            let target = audibleFrame + Int((seconds * Double(rate)).rounded())
+            send(.seek(frame: min(max(0, target), length - 1)))
+        case .setA(let spec):
+            guard let spec else { send(.setA(frame: nil)); break }
+            let frame = spec.frame(atRate: rate)
+            guard frame < b else { return failed("A \(time(frame)) must be before B \(time(b))") }
+            send(.setA(frame: frame))
+        case .setB(let spec):
+            guard let spec else { send(.setB(frame: nil)); break }
+            let frame = spec.frame(atRate: rate)
+            guard frame <= length else { return failed("B \(time(frame)) is after the end (\(time(length)))") }
+            guard frame > a else { return failed("B \(time(frame)) must be after A \(time(a))") }
+            send(.setB(frame: frame))
+        case .nudgeA(let seconds):
+            let frame = max(0, a + Int((seconds * Double(rate)).rounded()))
+            guard frame < b else { return failed("A cannot move to or past B (\(time(b)))") }
+            send(.setA(frame: frame))
+        case .nudgeB(let seconds):
+            let frame = min(length, b + Int((seconds * Double(rate)).rounded()))
+            guard frame > a else { return failed("B cannot move to or before A (\(time(a)))") }
+            send(.setB(frame: frame))
+        case .loop(let spec):
+            do {
+                let frames = try spec.frames(sampleRate: rate, frameCount: length)
+                send(.setLoop(a: frames.a, b: frames.b))
+            } catch {
+                return failed(error.message)
+            }
+        case .loopOn(let on): send(.loopEnabled(on))
+        case .toggleLoop: send(.loopEnabled(!engine.status.loopOn.load(ordering: .relaxed)))
+        case .gap(let spec):
+            let frames = spec.frame(atRate: rate)
+            guard frames <= 60 * rate else { return failed("gap \(time(frames)) is longer than a minute") }
+            send(.gap(frames: frames))
+        case .status: printStatus(force: true)
+        case .help:
+            clearStatusLine()
+            Console.writeErr(Player.keyHelp + "\n")
+        }
+        return false
+    }
+
+    private func failed(_ message: String) -> Bool {
+        reportError(message)
+        return false
+    }
+
+    func send(_ command: EngineCommand) {
+        if !engine.commands.push(command) { reportError("the audio thread is not taking commands (queue full)") }
+    }
+}
