@@ -90,6 +90,8 @@ extension Player {
             line.add("loops", passes)
             line.add("underruns", underruns)
             line.add("xruns", client?.notifications.xruns.load(ordering: .relaxed) ?? 0)
+            line.add("head_loads", reader.headLoads.load(ordering: .relaxed))
+            line.add("head_load_max_ms", Double(reader.longestHeadLoadMicroseconds.load(ordering: .relaxed)) / 1000)
             emit(line)
         case .lines:
             let loop = loopOn ? " loop \(time(a))-\(time(b)) x\(passes)" : ""
