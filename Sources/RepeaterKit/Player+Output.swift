@@ -92,6 +92,7 @@ extension Player {
             line.add("xruns", client?.notifications.xruns.load(ordering: .relaxed) ?? 0)
             line.add("head_loads", reader.headLoads.load(ordering: .relaxed))
             line.add("head_load_max_ms", Double(reader.longestHeadLoadMicroseconds.load(ordering: .relaxed)) / 1000)
+            line.add("lost_messages", engine.status.lostEvents.load(ordering: .relaxed) + engine.status.lostRequests.load(ordering: .relaxed))
             emit(line)
         case .lines:
             let loop = loopOn ? " loop \(time(a))-\(time(b)) x\(passes)" : ""

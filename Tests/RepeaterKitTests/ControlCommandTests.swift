@@ -1,0 +1,44 @@
+import RepeaterKit
+import Testing
+
+@Suite("Stdin protocol")
+struct ControlCommandTests {
+    @Test("every documented command parses", arguments: [
+        ("play", ControlCommand.play), ("pause", .pause), ("toggle", .toggle), ("status", .status), ("quit", .quit),
+        ("seek 1:23.5", .seek(.seconds(83.5))), ("seek +5", .seekBy(5)), ("seek -2.5", .seekBy(-2.5)),
+        ("a", .setA(nil)), ("b", .setB(nil)), ("a 12.5", .setA(.seconds(12.5))), ("b 480000f", .setB(.frames(480_000))),
+        ("loop 1-2.5", .loop(LoopSpec(start: .seconds(1), end: .seconds(2.5)))),
+        ("loop 0:30-end", .loop(LoopSpec(start: .seconds(30), end: nil))),
+        ("loop on", .loopOn(true)), ("loop off", .loopOn(false)), ("gap 0.5", .gap(.seconds(0.5))),
+        ("  PLAY  ", .play),
+    ])
+    func parses(line: String, command: ControlCommand) throws {
+        #expect(try ControlCommand(line: line) == command)
+    }
+
+    @Test("unknown and malformed commands are refused with a one-line reason", arguments: [
+        ("jump 3", "unknown command 'jump'"), ("seek", "usage: seek TIME"), ("seek x", "'x' is not a time"),
+        ("a 1 2", "usage: a [TIME]"), ("loop", "usage: loop A-B"), ("loop 3", "'3' is not a loop"),
+        ("loop 1-x", "'x' is not a time"), ("gap", "usage: gap TIME"), ("play now", "'play' takes no argument"),
+    ])
+    func refuses(line: String, reason: String) {
+        #expect {
+            _ = try ControlCommand(line: line)
+        } throws: { error in
+            guard let message = (error as? RepeaterError)?.message else { return false }
+            return message.contains(reason) && !message.contains("\n")
+        }
+    }
+
+    @Test("a loop is checked against the file: A < B ≤ length")
+    func loopChecks() throws {
+        let spec = try LoopSpec(parsing: "1-end")
+        #expect(try spec.frames(sampleRate: 48000, frameCount: 96_000) == (48_000, 96_000))
+        #expect(throws: RepeaterError.input("loop 0:01.000-0:01.000: A must be before B")) {
+            _ = try LoopSpec(parsing: "1-1").frames(sampleRate: 48000, frameCount: 96_000)
+        }
+        #expect(throws: RepeaterError.input("loop 0:01.000-0:03.000 ends after the file (0:02.000)")) {
+            _ = try LoopSpec(parsing: "1-3").frames(sampleRate: 48000, frameCount: 96_000)
+        }
+    }
+}
