@@ -33,6 +33,6 @@ let package = Package(
         .target(name: "RepeaterTestSupport", dependencies: ["RepeaterKit"]),
         .testTarget(name: "RepeaterEngineTests", dependencies: ["RepeaterEngine", "RTCheck"]),
         .testTarget(name: "RepeaterKitTests", dependencies: ["RepeaterKit", "RepeaterTestSupport", "RTCheck"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["RepeaterKit", "RepeaterTestSupport", "repeater", "repeater-capture"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["RepeaterEngine", "RepeaterKit", "RepeaterTestSupport", "repeater", "repeater-capture"]),
     ]
 )

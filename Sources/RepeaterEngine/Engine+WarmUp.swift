@@ -6,7 +6,8 @@ extension Engine {
     public static func warmUpRuntime() {
         let engine = Engine(.init(channelCount: 1, sourceFrameCount: 1000, blockFrames: 16, blockCount: 4,
                                   declickFrames: 4, headFrames: 8, loop: (a: 4, b: 12), gapFrames: 2,
-                                  seamFadeFrames: 2))
+                                  seamFadeFrames: 2, sampleRate: 10),
+                            gongs: GongBank(low: [0.1, 0.1], high: [0.2, 0.2]))
         let output = UnsafeMutablePointer<Float>.allocate(capacity: 64)
         let outputs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 1)
         outputs.initialize(to: output)
@@ -37,7 +38,8 @@ extension Engine {
         let steps: [EngineCommand?] = [nil, .pause, .play, .toggle, .toggle, .setA(frame: nil), .setB(frame: nil),
                                        .setLoop(a: 2, b: 30), .setA(frame: 6), .setB(frame: 20), .gap(frames: 1),
                                        .loopEnabled(false), .loopEnabled(true), .seekToA, .seek(frame: 100),
-                                       .setA(frame: 50), .loopEnabled(false)]
+                                       .setA(frame: 50), .loopEnabled(false), .chime(hour: 1, minute: 1),
+                                       .chime(hour: 1, minute: 1)]
         for step in steps {
             if let step { engine.commands.push(step) }
             feed(end: false)

@@ -34,11 +34,15 @@ public final class Engine: @unchecked Sendable {
         public var seamFadeFrames: Int
         /// Stop after this many passes through B (0: loop forever).
         public var maxPasses: Int
+        /// The output sample rate (for the chime's schedule).
+        public var sampleRate: Int
+        /// Scales every interval of the chime (1: the standard spacing).
+        public var chimeTempo: Double
 
         public init(channelCount: Int, sourceFrameCount: Int = Int.max / 4, startFrame: Int = 0,
                     blockFrames: Int = 2048, blockCount: Int = 64, declickFrames: Int = 256,
                     headFrames: Int = 96_000, loop: (a: Int, b: Int)? = nil, gapFrames: Int = 0,
-                    seamFadeFrames: Int = 0, maxPasses: Int = 0) {
+                    seamFadeFrames: Int = 0, maxPasses: Int = 0, sampleRate: Int = 48_000, chimeTempo: Double = 1) {
             self.channelCount = channelCount
             self.sourceFrameCount = sourceFrameCount
             self.startFrame = startFrame
@@ -50,6 +54,8 @@ public final class Engine: @unchecked Sendable {
             self.gapFrames = gapFrames
             self.seamFadeFrames = seamFadeFrames
             self.maxPasses = maxPasses
+            self.sampleRate = sampleRate
+            self.chimeTempo = chimeTempo
         }
     }
 
@@ -63,6 +69,7 @@ public final class Engine: @unchecked Sendable {
     public let events = SPSCRing<EngineEvent>(capacity: 16_384)  // a 1-frame loop wraps every frame
     public let status: EngineStatus
     public let controls = EngineControls()
+    public let gongs: GongBank
 
     // ---- audio-thread state (internal: shared by the Engine+… files) ----
     var playhead: Int
@@ -110,8 +117,17 @@ public final class Engine: @unchecked Sendable {
     var tailPosition: Int
     var fadeInPosition: Int
 
-    public init(_ configuration: Configuration) {
+    // minute repeater
+    var chime = ChimeSchedule(hour: 0, minute: 0, sampleRate: 1)
+    var chimeActive = false
+    var chimePosition = 0
+    var chimeLength = 0
+
+    /// `gongs`: the minute repeater's sounds (silent by default). A `sourceFrameCount` of 0 makes an
+    /// engine with nothing to play but chimes.
+    public init(_ configuration: Configuration, gongs: consuming GongBank = GongBank.silent()) {
         self.configuration = configuration
+        self.gongs = gongs
         channelCount = configuration.channelCount
         blocks = BlockRing(channelCount: configuration.channelCount, blockFrames: configuration.blockFrames,
                            blockCount: configuration.blockCount)
@@ -137,6 +153,10 @@ public final class Engine: @unchecked Sendable {
             loopB = loop.b
             requestHead(for: loop.a)
             post(.loop(a: loop.a, b: loop.b, enabled: true))
+        }
+        if configuration.sourceFrameCount == 0 {
+            sourceEnded = true
+            finishedReported = true
         }
         publishLoop()
     }
@@ -212,6 +232,7 @@ public final class Engine: @unchecked Sendable {
                 done = frameCount
             }
         }
+        mixChime(outputs, frameCount: frameCount)
         renderedFrames &+= frameCount
         status.playheadFrame.store(playhead, ordering: .relaxed)
         status.audibleFrame.store(audibleFrame(), ordering: .relaxed)
@@ -248,6 +269,7 @@ public final class Engine: @unchecked Sendable {
                 if let frame { setB(frame) } else { setB(hereFrame(isB: true)) }
             case .loopEnabled(let on): setLoopEnabled(on)
             case .gap(let frames): gapFrames = max(0, frames)
+            case .chime(let hour, let minute): startChime(hour: hour, minute: minute)
             }
         }
         status.playing.store(wantPlaying, ordering: .relaxed)

@@ -17,6 +17,8 @@ public enum EngineCommand: BitwiseCopyable, Sendable, Equatable {
     case loopEnabled(Bool)
     /// Silence inserted before each repetition.
     case gap(frames: Int)
+    /// Strike the minute repeater for h:m (refused while one sounds).
+    case chime(hour: Int, minute: Int)
 }
 
 /// Audio → disk reader: where the block stream must continue, and which loop heads to cache.
@@ -53,4 +55,10 @@ public enum EngineEvent: BitwiseCopyable, Sendable, Equatable {
     case pointSet(isB: Bool, frame: Int)
     /// A command was refused; nothing changed.
     case refused(EngineRefusal, frame: Int)
+    /// A chime started (its first strike is at the first frame of this cycle).
+    case chimeStarted(hour: Int, minute: Int, strikes: Int)
+    /// The last strike of the chime has died away.
+    case chimeEnded
+    /// A chime was asked for while one sounds: refused, not queued.
+    case chimeBusy
 }

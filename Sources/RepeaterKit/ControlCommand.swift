@@ -15,12 +15,15 @@ public enum ControlCommand: Equatable, Sendable {
     case loopOn(Bool)
     case toggleLoop
     case gap(TimeSpec)
+    /// Strike the minute repeater for a time of day, or for the local time now.
+    case chime(hour: Int, minute: Int)
+    case chimeNow
     case status
     case quit
     case help
 
     /// The commands of the stdin protocol, for error messages and the README.
-    public static let protocolSummary = "play, pause, toggle, seek TIME, a [TIME], b [TIME], loop A-B, loop on, loop off, gap TIME, status, quit"
+    public static let protocolSummary = "play, pause, toggle, seek TIME, a [TIME], b [TIME], loop A-B, loop on, loop off, gap TIME, chime [HH:MM], status, quit"
 
     /// Parses one line of the stdin protocol. Throws a one-line error for anything unknown or malformed.
     public init(line: String) throws(RepeaterError) {
@@ -61,6 +64,14 @@ public enum ControlCommand: Equatable, Sendable {
             default: self = .loop(try LoopSpec(parsing: text))
             }
         case "gap": self = .gap(try TimeSpec(parsing: try oneArgument("gap TIME (0 for none)")))
+        case "chime":
+            guard arguments.count <= 1 else { throw .input("usage: chime [HH:MM]") }
+            if let text = arguments.first {
+                let time = try ChimeOptions.parseTime(text)
+                self = .chime(hour: time.hour, minute: time.minute)
+            } else {
+                self = .chimeNow
+            }
         default:
             throw .input("unknown command '\(verb)'; try: \(ControlCommand.protocolSummary)")
         }

@@ -131,6 +131,30 @@ public final class JackServerProcess: @unchecked Sendable {
         return nil
     }
 
+    /// `--start-server`: a private server (ALSA with a sound card, else dummy) under a name from a
+    /// small fixed pool, announced in one line.
+    public static func startPrivate() throws(RepeaterError) -> JackServerProcess {
+        // A fixed, small pool of names: a server that dies uncleanly keeps its name's slot in JACK's
+        // 8-slot registry, so never a fresh name per run.
+        let pool = (0..<4).map { "repeater-private-\($0)" }
+        guard let name = pool.first(where: { !JackServerProcess.isAnswering(name: $0) && !JackServerProcess.jackdProcessExists(name: $0) }) else {
+            throw RepeaterError(.jackUnavailable, "all private server names (repeater-private-0…3) are in use")
+        }
+        var backend = JackServerProcess.preferredBackend()
+        do {
+            let server = try JackServerProcess(name: name, backend: backend)
+            Console.note("started a private JACK server '\(name)' (\(backend.label)); it stops when repeater exits")
+            return server
+        } catch {
+            guard case .alsa = backend else { throw error }
+            Console.warning("ALSA did not start (\(error.message)); using the dummy backend")
+            backend = .dummy(sampleRate: 48000, period: 256)
+            let server = try JackServerProcess(name: name, backend: backend)
+            Console.note("started a private JACK server '\(name)' (\(backend.label)): silent, for trying repeater out")
+            return server
+        }
+    }
+
     /// The backend `--start-server` uses: ALSA when the machine has a sound card, else dummy.
     public static func preferredBackend() -> Backend {
         let cards = (try? String(contentsOfFile: "/proc/asound/cards", encoding: .utf8)) ?? ""

@@ -6,7 +6,8 @@ extension Player {
     /// The keys, as `?` shows them and the README lists them.
     static let keyHelp = """
     space play/pause · a / b set A / B here · l loop on/off · ←/→ seek 5 s · Home jump to A
-    , / . move A 10 ms earlier / later · < / > move B 10 ms earlier / later · q quit · ? keys
+    , / . move A 10 ms earlier / later · < / > move B 10 ms earlier / later · t chime the time
+    q quit · ? keys
     """
 
     func command(for key: Key) -> ControlCommand? {
@@ -17,6 +18,7 @@ extension Player {
         case .character("a"): return .setA(nil)
         case .character("b"): return .setB(nil)
         case .character("l"): return .toggleLoop
+        case .character("t"): return .chimeNow
         case .character(","): return .nudgeA(-0.010)
         case .character("."): return .nudgeA(0.010)
         case .character("<"): return .nudgeB(-0.010)
@@ -81,6 +83,10 @@ extension Player {
             let frames = spec.frame(atRate: rate)
             guard frames <= 60 * rate else { return failed("gap \(time(frames)) is longer than a minute") }
             send(.gap(frames: frames))
+        case .chime(let hour, let minute): send(.chime(hour: hour, minute: minute))
+        case .chimeNow:
+            let now = ChimeOptions.now()
+            send(.chime(hour: now.hour, minute: now.minute))
         case .status: printStatus(force: true)
         case .help:
             clearStatusLine()

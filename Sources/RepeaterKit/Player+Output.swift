@@ -30,6 +30,17 @@ extension Player {
                 emitEvent("wrap") { $0.add("count", count); $0.add("from", from); $0.add("to", to) }
             case .pointSet(let isB, let frame):
                 emitEvent(isB ? "b" : "a") { $0.add("frame", frame); $0.add("pos_s", self.seconds(frame)) }
+            case .chimeStarted(let hour, let minute, let strikes):
+                emitEvent("chime") { $0.add("time", "\(hour):\(minute < 10 ? "0" : "")\(minute)"); $0.add("strikes", strikes) }
+            case .chimeEnded:
+                emitEvent("chime-end") { _ in }
+            case .chimeBusy:
+                if options.status == .json {
+                    emitEvent("chime-busy") { _ in }
+                } else {
+                    clearStatusLine()
+                    Console.note("a chime is sounding: the new one is not queued")
+                }
             case .refused(let reason, let frame):
                 let a = engine.status.loopA.load(ordering: .relaxed), b = engine.status.loopB.load(ordering: .relaxed)
                 switch reason {

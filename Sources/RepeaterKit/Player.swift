@@ -9,6 +9,7 @@ public struct PlayOptions: Sendable {
     public var clientName = "repeater"
     public var connect: ConnectMode = .auto
     public var sound = SoundOptions()
+    public var chime = ChimeOptions()
     public var startServer = false
     public var verbose = false
     public var status: StatusMode = .auto
@@ -37,7 +38,10 @@ public final class Player {
     public init(options: PlayOptions) throws(RepeaterError) {
         self.options = options
         file = try AudioFile(path: options.path)
-        engine = Engine(try options.sound.engineConfiguration(for: file.info))
+        var configuration = try options.sound.engineConfiguration(for: file.info)
+        configuration.chimeTempo = options.chime.tempo
+        engine = Engine(configuration, gongs: try Gongs.bank(sampleRate: file.info.sampleRate,
+                                                              lowPath: options.chime.lowPath, highPath: options.chime.highPath))
         reader = DiskReader(file: file, engine: engine)
     }
 
@@ -50,7 +54,7 @@ public final class Player {
         JackClient.setVerbose(options.verbose)
         if repeater_signals_install() != 0 { throw RepeaterError(.failure, "cannot install signal handlers") }
         if options.startServer {
-            server = try startPrivateServer()
+            server = try JackServerProcess.startPrivate()
         }
         defer { shutDown() }
         let client = try JackClient(clientName: options.clientName, serverName: server?.name ?? options.serverName)
@@ -79,28 +83,6 @@ public final class Player {
             emit(line)
         }
         return try loop(client: client)
-    }
-
-    private func startPrivateServer() throws(RepeaterError) -> JackServerProcess {
-        // A fixed, small pool of names: a server that dies uncleanly keeps its name's slot in JACK's
-        // 8-slot registry, so never a fresh name per run.
-        let pool = (0..<4).map { "repeater-private-\($0)" }
-        guard let name = pool.first(where: { !JackServerProcess.isAnswering(name: $0) && !JackServerProcess.jackdProcessExists(name: $0) }) else {
-            throw RepeaterError(.jackUnavailable, "all private server names (repeater-private-0…3) are in use")
-        }
-        var backend = JackServerProcess.preferredBackend()
-        do {
-            let server = try JackServerProcess(name: name, backend: backend)
-            Console.note("started a private JACK server '\(name)' (\(backend.label)); it stops when repeater exits")
-            return server
-        } catch {
-            guard case .alsa = backend else { throw error }
-            Console.warning("ALSA did not start (\(error.message)); using the dummy backend")
-            backend = .dummy(sampleRate: 48000, period: 256)
-            let server = try JackServerProcess(name: name, backend: backend)
-            Console.note("started a private JACK server '\(name)' (\(backend.label)): silent, for trying repeater out")
-            return server
-        }
     }
 
     private func loop(client: JackClient) throws(RepeaterError) -> Int32 {

@@ -68,6 +68,6 @@ public struct SoundOptions: Sendable {
         return Engine.Configuration(
             channelCount: info.channelCount, sourceFrameCount: info.frameCount, startFrame: start,
             headFrames: min(info.frameCount, 2 * rate), loop: loopFrames, gapFrames: gapFrames,
-            seamFadeFrames: seam, maxPasses: loop == nil ? 0 : loops)
+            seamFadeFrames: seam, maxPasses: loop == nil ? 0 : loops, sampleRate: rate)
     }
 }

@@ -41,3 +41,27 @@ public func readAll(_ path: String) throws -> (info: AudioFileInfo, samples: [Fl
     let read = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frameCount: file.info.frameCount) }
     return (file.info, Array(samples.prefix(read * file.info.channelCount)))
 }
+
+/// Onsets found in a signal: samples where it jumps by more than `threshold` from the sample before
+/// (a struck gong starts at its crest), at least `refractory` frames after the previous onset. Before
+/// the first sample there is silence.
+public func detectOnsets(_ samples: [Float], threshold: Float = 0.2, refractory: Int = 9600) -> [Int] {
+    var onsets: [Int] = []
+    for n in 0..<samples.count where abs(samples[n] - (n > 0 ? samples[n - 1] : 0)) > threshold {
+        if let last = onsets.last, n - last < refractory { continue }
+        onsets.append(n)
+    }
+    return onsets
+}
+
+/// The power of `frequency` in `samples` (Goertzel).
+public func power(of frequency: Double, in samples: ArraySlice<Float>, sampleRate: Int) -> Double {
+    let coefficient = 2 * cos(2 * Double.pi * frequency / Double(sampleRate))
+    var s1 = 0.0, s2 = 0.0
+    for sample in samples {
+        let s0 = Double(sample) + coefficient * s1 - s2
+        s2 = s1
+        s1 = s0
+    }
+    return s1 * s1 + s2 * s2 - coefficient * s1 * s2
+}

@@ -67,3 +67,13 @@ func parseSoundOption(_ name: String, inline: String?, _ arguments: inout Argume
     }
     return true
 }
+
+/// Parses `--chime-tempo`, `--gong-low` and `--gong-high` (shared by `play` and `chime`).
+func parseChimeOption(_ name: String, inline: String?, _ arguments: inout Arguments, into chime: inout ChimeOptions) throws(RepeaterError) {
+    let value = try arguments.value(for: name, inline: inline)
+    switch name {
+    case "--chime-tempo": chime.tempo = try parseNumber(value, option: name, range: 0.25...4)
+    case "--gong-low": chime.lowPath = value
+    default: chime.highPath = value
+    }
+}

@@ -7,6 +7,7 @@ USAGE
   repeater play FILE [options]          play FILE to JACK ports out_1 … out_N
   repeater info FILE                    print format, rate, channels, frames, duration
   repeater render FILE -o OUT [options] run the same engine offline and write a file
+  repeater chime [--at HH:MM] [options] strike the time on the minute repeater
   repeater --help | --version
 
 Run `repeater COMMAND --help` for a command's options.
@@ -29,6 +30,9 @@ OPTIONS
   --declick MS      crossfade MS milliseconds across the loop seam (default 0: exact)
   --start-server    start a private jackd (ALSA with a sound card, else the dummy
                     backend) and stop it on exit
+  --chime-tempo X   scale the minute repeater's intervals (t key, `chime` command)
+  --gong-low FILE, --gong-high FILE
+                    the minute repeater's sounds from files instead of synthesized gongs
   --status MODE     auto (a status line on a terminal) | json | lines | none
   --status-hz HZ    status updates per second (default: 10)
   --quit-on-eof     quit when stdin reaches its end (for scripts)
@@ -37,7 +41,7 @@ OPTIONS
 KEYS (on a terminal): space play/pause · a / b set A / B here · l loop on/off
   ←/→ seek 5 s · Home jump to A · , / . move A ∓10 ms · < / > move B ∓10 ms · ? keys · q quit
 STDIN (otherwise), one command per line: play, pause, toggle, seek TIME, a [TIME], b [TIME],
-  loop A-B, loop on, loop off, gap TIME, status, quit
+  loop A-B, loop on, loop off, gap TIME, chime [HH:MM], status, quit
 EXIT: 0 done · 2 bad input or no JACK server · 3 the JACK server went away
 """
 
@@ -59,4 +63,21 @@ OPTIONS
   --duration TIME   stop after TIME of output (default: to the end of the file)
   --loop A-B, --loops N, --gap TIME, --declick MS
                     as for play; a loop needs --loops or --duration
+"""
+
+let chimeHelp = """
+USAGE: repeater chime [--at HH:MM] [options]
+
+Strikes the time on a minute repeater: low gongs for the hours (12 at 0:xx and 12:xx), high-low
+pairs for the quarters, high gongs for the minutes past the quarter. Plays through JACK ports
+out_1 and out_2 and exits when the last gong has died away.
+
+OPTIONS
+  --at HH:MM        the time to strike (default: the local time now)
+  --render OUT      write the chime to a file instead of JACK
+  --chime-tempo X   scale every interval (default 1)
+  --gong-low FILE, --gong-high FILE
+                    use these sounds (any format and rate) instead of synthesized gongs
+  --server NAME, --name NAME, --connect MODE, --start-server, --verbose
+                    as for play
 """

@@ -16,7 +16,7 @@ func runMain(_ argv: [String]) -> Int32 {
         case "--version":
             Console.writeOut("repeater \(version)\n")
             return 0
-        case "play", "info", "render":
+        case "play", "info", "render", "chime":
             words.removeFirst()
             return try run(command: first, Arguments(command: first, words))
         default:
@@ -35,6 +35,7 @@ func run(command: String, _ arguments: Arguments) throws(RepeaterError) -> Int32
     switch command {
     case "play": return try play(&arguments)
     case "info": return try info(&arguments)
+    case "chime": return try chime(&arguments)
     default: return try render(&arguments)
     }
 }
@@ -51,6 +52,8 @@ func play(_ arguments: inout Arguments) throws(RepeaterError) -> Int32 {
         case "--name": options.clientName = try arguments.value(for: name, inline: inline)
         case "--connect": options.connect = ConnectMode(parsing: try arguments.value(for: name, inline: inline))
         case "--start-server": options.startServer = true
+        case "--chime-tempo", "--gong-low", "--gong-high":
+            try parseChimeOption(name, inline: inline, &arguments, into: &options.chime)
         case "--verbose", "-v": options.verbose = true
         case "--quit-on-eof": options.quitOnEOF = true
         case "--status":
@@ -137,6 +140,38 @@ func render(_ arguments: inout Arguments) throws(RepeaterError) -> Int32 {
     let frames = try OfflineRenderer(options: options).run()
     if isatty(2) == 1 { Console.note("wrote \(frames) frames to '\(output)'") }
     return 0
+}
+
+func chime(_ arguments: inout Arguments) throws(RepeaterError) -> Int32 {
+    var at: (hour: Int, minute: Int)?
+    var renderPath: String?
+    var options = ChimeOptions()
+    var runner = ChimeRunner(hour: 0, minute: 0)
+    while let (name, inline) = arguments.next() {
+        switch name {
+        case "--help", "-h":
+            Console.writeOut(chimeHelp + "\n")
+            return 0
+        case "--at": at = try ChimeOptions.parseTime(try arguments.value(for: name, inline: inline))
+        case "--render": renderPath = try arguments.value(for: name, inline: inline)
+        case "--chime-tempo", "--gong-low", "--gong-high": try parseChimeOption(name, inline: inline, &arguments, into: &options)
+        case "--server": runner.serverName = try arguments.value(for: name, inline: inline)
+        case "--name": runner.clientName = try arguments.value(for: name, inline: inline)
+        case "--connect": runner.connect = ConnectMode(parsing: try arguments.value(for: name, inline: inline))
+        case "--start-server": runner.startServer = true
+        case "--verbose", "-v": runner.verbose = true
+        default: throw arguments.unknown(name)
+        }
+    }
+    let time = at ?? ChimeOptions.now()
+    runner.hour = time.hour
+    runner.minute = time.minute
+    runner.chime = options
+    if let renderPath {
+        try runner.render(to: renderPath)
+        return 0
+    }
+    return try runner.play()
 }
 
 exit(runMain(CommandLine.arguments))

@@ -1,4 +1,5 @@
 import Foundation
+import RepeaterEngine
 import RepeaterKit
 import RepeaterTestSupport
 import Testing
@@ -102,5 +103,67 @@ struct LoopPlayTests {
         let pass = (1000..<1500).map { rampSample(frame: $0, channel: 0, channels: 1) }
         let silence = [Float](repeating: 0, count: 333)
         #expect(samples == pass + silence + pass + silence + pass + silence + pass)
+    }
+}
+
+@Suite("Minute repeater on a real jackd", .serialized)
+struct ChimePlayTests {
+    @Test("repeater chime --at 2:31 strikes 2 low, 2 high-low pairs and 1 high, spaced as scheduled, then exits 0")
+    func chime231() throws {
+        let server = try TestServer()
+        let scratch = ScratchDirectory()
+        let capture = try Child(capturePath, ["--server", server.name, "--name", server.captureName, "--ports", "2",
+                                              "--out", scratch.file("capture.wav"), "--seconds", "20"], in: scratch.path)
+        try #require(capture.waitForOutput { $0.contains("ready") })
+        let outcome = try run(repeaterPath, ["chime", "--at", "2:31", "--server", server.name, "--connect", "\(server.captureName):in_"],
+                              in: scratch.path)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        capture.signal(SIGTERM)
+        #expect(capture.finish(timeout: 10).status == 0)
+        let samples = try readAll(scratch.file("capture.wav")).samples
+        let left = stride(from: 0, to: samples.count, by: 2).map { samples[$0] }
+        let onsets = detectOnsets(left)
+        let schedule = ChimeSchedule(hour: 2, minute: 31, sampleRate: 48_000)
+        #expect(onsets.count == 7 && schedule.count == 7)
+        if let first = onsets.first, onsets.count == schedule.count {
+            for (found, strike) in zip(onsets, schedule.strikes) { #expect(abs((found - first) - strike.frame) <= 1) }
+            let kinds = onsets.map { onset in
+                power(of: Gongs.highHz, in: left[onset..<(onset + 4096)], sampleRate: 48_000)
+                    > power(of: Gongs.lowHz, in: left[onset..<(onset + 4096)], sampleRate: 48_000)
+            }
+            #expect(kinds == [false, false, true, false, true, false, true])
+        }
+    }
+
+    @Test("ten chime commands within a second over music give exactly one chime; the rest are refused")
+    func tenTriggersOneChime() throws {
+        let server = try TestServer()
+        let scratch = ScratchDirectory()
+        // Quiet music: a 220 Hz sine at -26 dBFS, far below the strikes' onsets.
+        let writer = try AudioFileWriter(path: scratch.file("music.wav"), format: .wav, sampleRate: 48_000, channelCount: 2)
+        var music = [Float](repeating: 0, count: 48_000 * 12 * 2)
+        for i in 0..<(48_000 * 12) { music[2 * i] = 0.05 * sin(2 * .pi * 220 * Float(i) / 48_000); music[2 * i + 1] = music[2 * i] }
+        try music.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frameCount: 48_000 * 12) }
+        writer.close()
+        let capture = try Child(capturePath, ["--server", server.name, "--name", server.captureName, "--ports", "2",
+                                              "--out", scratch.file("capture.wav"), "--seconds", "20"], in: scratch.path)
+        try #require(capture.waitForOutput { $0.contains("ready") })
+        let player = try Child(repeaterPath, ["play", "music.wav", "--server", server.name, "--connect", "\(server.captureName):in_",
+                                              "--status", "json"], in: scratch.path)
+        #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") })
+        for _ in 0..<10 {
+            player.send("chime 2:31")
+            usleep(100_000)
+        }
+        let outcome = player.finish(timeout: 30)  // the music ends after 12 s
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        capture.signal(SIGTERM)
+        #expect(capture.finish(timeout: 10).status == 0)
+        let lines = outcome.stdout.split(separator: "\n")
+        #expect(lines.filter { $0.contains("\"event\":\"chime-busy\"") }.count == 9)
+        #expect(lines.filter { $0.contains("\"event\":\"chime\"") }.count == 1)
+        let samples = try readAll(scratch.file("capture.wav")).samples
+        let left = stride(from: 0, to: samples.count, by: 2).map { samples[$0] }
+        #expect(detectOnsets(left).count == 7)
     }
 }
