@@ -1,0 +1,121 @@
+import CRubberBand
+
+/// Rubber Band's real-time stretcher, set up for use on the audio thread: one owner of one
+/// `RubberBandState`. Construction (which allocates heavily) happens on the control thread; after
+/// it, `setRatios`, `samplesRequired`, `process`, `available` and `retrieve` are the audio thread's.
+///
+/// Set-up follows the library's real-time contract (`rubberband-c.h`, 3.1.2): real-time mode,
+/// pitch high-consistency (pitch may change while playing), threading never; debug output off
+/// (level -1; otherwise it prints from the audio thread); a maximum process size; the extreme ratios
+/// visited once so that R2 builds its buffers for them now (as Mixxx does); the preferred start pad
+/// of silence fed, and the first `start delay` output frames dropped, so output frame 0 is input
+/// frame 0.
+public struct Stretcher: ~Copyable, @unchecked Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
+        /// R3: higher quality, 2.5–3x the CPU.
+        case finer
+        /// R2.
+        case faster
+    }
+
+    public let kind: Kind
+    public let channelCount: Int
+    /// The most frames one `process` call takes.
+    public let maxProcessFrames = 8192
+    private let state: OpaquePointer
+    private let inputs: UnsafeMutablePointer<UnsafePointer<Float>?>
+    private let outputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
+    /// Output frames still to drop (the start delay).
+    private var dropRemaining: Int
+    private let dropScratch: UnsafeMutablePointer<Float>
+    private var timeRatio = 1.0
+    private var pitchScale = 1.0
+
+    /// Control thread. `timeRatio`/`pitchScale` are where it starts.
+    public init(kind: Kind, sampleRate: Int, channelCount: Int, timeRatio: Double = 1, pitchScale: Double = 1) {
+        self.kind = kind
+        self.channelCount = channelCount
+        var options = RubberBandOptionProcessRealTime.rawValue | RubberBandOptionPitchHighConsistency.rawValue
+            | RubberBandOptionThreadingNever.rawValue
+        if kind == .finer { options |= RubberBandOptionEngineFiner.rawValue }
+        state = rubberband_new(UInt32(sampleRate), UInt32(channelCount), RubberBandOptions(Int32(bitPattern: options)),
+                               timeRatio, pitchScale)
+        rubberband_set_debug_level(state, -1)
+        rubberband_set_max_process_size(state, UInt32(maxProcessFrames))
+        // Visit the extremes once so that no later ratio change has to grow a buffer.
+        for ratio in [4.0, 0.25, timeRatio] { rubberband_set_time_ratio(state, ratio) }
+        for scale in [4.0, 0.25, pitchScale] { rubberband_set_pitch_scale(state, scale) }
+        self.timeRatio = timeRatio
+        self.pitchScale = pitchScale
+        inputs = .allocate(capacity: channelCount)
+        outputs = .allocate(capacity: channelCount)
+        dropScratch = .allocate(capacity: maxProcessFrames * channelCount)
+        dropScratch.initialize(repeating: 0, count: maxProcessFrames * channelCount)
+        // The start pad: silence, so that the first real input frame is not faded in.
+        let pad = Int(rubberband_get_preferred_start_pad(state))
+        var padded = 0
+        while padded < pad {
+            let n = min(maxProcessFrames, pad - padded)
+            for channel in 0..<channelCount { inputs[channel] = UnsafePointer(dropScratch + channel * maxProcessFrames) }
+            rubberband_process(state, inputs, UInt32(n), 0)
+            padded += n
+        }
+        dropRemaining = Int(rubberband_get_start_delay(state))
+    }
+
+    deinit {
+        rubberband_delete(state)
+        inputs.deallocate()
+        outputs.deallocate()
+        dropScratch.deallocate()
+    }
+
+    /// Audio thread. Changes the ratios (only when they differ: each change costs a reconfiguration).
+    public mutating func setRatios(time: Double, pitch: Double) {
+        if time != timeRatio {
+            rubberband_set_time_ratio(state, time)
+            timeRatio = time
+        }
+        if pitch != pitchScale {
+            rubberband_set_pitch_scale(state, pitch)
+            pitchScale = pitch
+        }
+    }
+
+    /// Audio thread. How many input frames the next `process` wants (at least 1, at most the maximum).
+    public func samplesRequired() -> Int {
+        max(1, min(maxProcessFrames, Int(rubberband_get_samples_required(state))))
+    }
+
+    /// Audio thread. Feeds `frameCount` planar frames.
+    public func process(_ planar: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frameCount: Int) {
+        for channel in 0..<channelCount { inputs[channel] = UnsafePointer(planar[channel] + offset) }
+        rubberband_process(state, inputs, UInt32(frameCount), 0)
+    }
+
+    /// Audio thread. Output frames ready (after the start delay has been dropped).
+    public mutating func available() -> Int {
+        dropStartDelay()
+        return max(0, Int(rubberband_available(state)))
+    }
+
+    /// Audio thread. Retrieves up to `frameCount` frames into the outputs at `offset`; returns how many.
+    public mutating func retrieve(into planar: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frameCount: Int) -> Int {
+        dropStartDelay()
+        for channel in 0..<channelCount { outputs[channel] = planar[channel] + offset }
+        return Int(rubberband_retrieve(state, outputs, UInt32(frameCount)))
+    }
+
+    /// Output frames between input and output (the start delay; it scales with 1/pitch).
+    public func latencyFrames() -> Int { Int(rubberband_get_start_delay(state)) }
+
+    private mutating func dropStartDelay() {
+        while dropRemaining > 0 {
+            let ready = Int(rubberband_available(state))
+            if ready <= 0 { return }
+            let n = min(dropRemaining, min(ready, maxProcessFrames))
+            for channel in 0..<channelCount { outputs[channel] = dropScratch + channel * maxProcessFrames }
+            dropRemaining -= Int(rubberband_retrieve(state, outputs, UInt32(n)))
+        }
+    }
+}
