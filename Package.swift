@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "repeater", targets: ["repeater"]),
         .executable(name: "repeater-capture", targets: ["repeater-capture"]),
+        .executable(name: "repeater-bench", targets: ["repeater-bench"]),
         // LD_PRELOAD-able allocation/lock counter for the integration tests' real-time check.
         .library(name: "RepeaterRTCheck", type: .dynamic, targets: ["RTCheck"]),
     ],
@@ -29,6 +30,7 @@ let package = Package(
         .target(name: "RepeaterKit", dependencies: ["RepeaterEngine", "CJack", "CSndfile", "CRepeaterSupport"]),
         .executableTarget(name: "repeater", dependencies: ["RepeaterKit"]),
         .executableTarget(name: "repeater-capture", dependencies: ["RepeaterKit"]),
+        .executableTarget(name: "repeater-bench", dependencies: ["RepeaterEngine", "CRubberBand"]),
         // Fixtures shared by the test targets.
         .target(name: "RepeaterTestSupport", dependencies: ["RepeaterKit"]),
         .testTarget(name: "RepeaterEngineTests", dependencies: ["RepeaterEngine", "RTCheck"]),

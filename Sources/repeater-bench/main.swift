@@ -1,0 +1,145 @@
+// repeater-bench: what the stretcher costs at JACK-sized periods, with each Rubber Band engine, through
+// the project's `Stretcher` wrapper and through a bare librubberband loop with the same options and
+// block size (the baseline, measured in the same run). Prints a table; times nothing it asserts.
+//
+//   swift run -c release repeater-bench [--seconds 60]
+//
+// (Issue 4 groundwork: the engine does not run the stretcher yet, so "engine" here is the wrapper
+// the engine will call.)
+import CRubberBand
+import Foundation
+import RepeaterEngine
+
+var seconds = 60.0
+if let index = CommandLine.arguments.firstIndex(of: "--seconds"), index + 1 < CommandLine.arguments.count,
+   let value = Double(CommandLine.arguments[index + 1]) { seconds = value }
+let rate = 48_000, period = 256, channels = 2
+let frames = Int(seconds * Double(rate))
+
+/// A music-like stereo signal: a few detuned harmonic voices changing note every 250 ms, plus a little noise.
+func musicLike() -> [[Float]] {
+    var generator = SystemRandomNumberGenerator()
+    let notes = [220.0, 246.9, 261.6, 293.7, 329.6, 349.2, 392.0, 440.0]
+    return (0..<channels).map { channel in
+        var out = [Float](repeating: 0, count: frames)
+        for n in 0..<frames {
+            let t = Double(n) / Double(rate)
+            let note = notes[(n / (rate / 4) + channel) % notes.count]
+            var value = 0.0
+            for harmonic in 1...5 { value += sin(2 * .pi * note * Double(harmonic) * t) / Double(harmonic * harmonic) }
+            out[n] = Float(0.2 * value) + Float.random(in: -0.01...0.01, using: &generator)
+        }
+        return out
+    }
+}
+
+struct Figures {
+    var cpuPerAudioSecond: Double
+    var worst: Double
+    var p999: Double
+}
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+func summarize(_ blockNanos: [UInt64], total: UInt64, outputFrames: Int) -> Figures {
+    let periodNanos = Double(period) / Double(rate) * 1e9
+    let sorted = blockNanos.sorted()
+    return Figures(cpuPerAudioSecond: Double(total) / 1e9 / (Double(outputFrames) / Double(rate)),
+                   worst: Double(sorted.last ?? 0) / periodNanos,
+                   p999: Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.999))]) / periodNanos)
+}
+
+/// The wrapper, driven as the engine will: per 256-frame period, retrieve what is ready, else feed
+/// exactly what is required.
+func runWrapper(_ signal: [[Float]], kind: Stretcher.Kind, timeRatio: Double, pitchScale: Double) -> Figures {
+    var stretcher = Stretcher(kind: kind, sampleRate: rate, channelCount: channels, timeRatio: timeRatio, pitchScale: pitchScale)
+    let input = (0..<channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: 8192) }
+    let output = (0..<channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: period) }
+    var blocks: [UInt64] = []
+    var position = 0, produced = 0
+    let start = now()
+    while position < frames {
+        let t0 = now()
+        var done = 0
+        while done < period {
+            let ready = stretcher.available()
+            if ready > 0 {
+                done += output.withUnsafeBufferPointer { stretcher.retrieve(into: $0.baseAddress!, offset: done, frameCount: min(ready, period - done)) }
+                continue
+            }
+            let needed = min(stretcher.samplesRequired(), frames - position)
+            if needed <= 0 { break }
+            for channel in 0..<channels { signal[channel].withUnsafeBufferPointer { input[channel].update(from: $0.baseAddress! + position, count: needed) } }
+            input.withUnsafeBufferPointer { stretcher.process($0.baseAddress!, offset: 0, frameCount: needed) }
+            position += needed
+        }
+        blocks.append(now() - t0)
+        produced += period
+    }
+    let total = now() - start
+    input.forEach { $0.deallocate() }
+    output.forEach { $0.deallocate() }
+    return summarize(blocks, total: total, outputFrames: produced)
+}
+
+/// The bare library loop: the same options, block size and feeding rule, no wrapper.
+func runBare(_ signal: [[Float]], kind: Stretcher.Kind, timeRatio: Double, pitchScale: Double) -> Figures {
+    var options = RubberBandOptionProcessRealTime.rawValue | RubberBandOptionPitchHighConsistency.rawValue | RubberBandOptionThreadingNever.rawValue
+    if kind == .finer { options |= RubberBandOptionEngineFiner.rawValue }
+    let state = rubberband_new(UInt32(rate), UInt32(channels), RubberBandOptions(Int32(bitPattern: options)), timeRatio, pitchScale)!
+    rubberband_set_debug_level(state, -1)
+    rubberband_set_max_process_size(state, 8192)
+    let input = (0..<channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: 8192) }
+    let output = (0..<channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: period) }
+    let inputs = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: channels)
+    let outputs = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: channels)
+    var blocks: [UInt64] = []
+    var position = 0, produced = 0
+    let start = now()
+    while position < frames {
+        let t0 = now()
+        var done = 0
+        while done < period {
+            let ready = Int(rubberband_available(state))
+            if ready > 0 {
+                for channel in 0..<channels { outputs[channel] = output[channel] + done }
+                done += Int(rubberband_retrieve(state, outputs, UInt32(min(ready, period - done))))
+                continue
+            }
+            let needed = min(max(1, Int(rubberband_get_samples_required(state))), 8192, frames - position)
+            if needed <= 0 { break }
+            for channel in 0..<channels {
+                signal[channel].withUnsafeBufferPointer { input[channel].update(from: $0.baseAddress! + position, count: needed) }
+                inputs[channel] = UnsafePointer(input[channel])
+            }
+            rubberband_process(state, inputs, UInt32(needed), 0)
+            position += needed
+        }
+        blocks.append(now() - t0)
+        produced += period
+    }
+    let total = now() - start
+    rubberband_delete(state)
+    input.forEach { $0.deallocate() }
+    output.forEach { $0.deallocate() }
+    inputs.deallocate()
+    outputs.deallocate()
+    return summarize(blocks, total: total, outputFrames: produced)
+}
+
+let signal = musicLike()
+print("repeater-bench: \(Int(seconds)) s stereo 48 kHz music-like signal, 256-frame periods (\(String(format: "%.3f", 256.0 / 48.0)) ms)")
+func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
+print("case         engine  loop     CPU s/audio s  worst/period  p99.9/period  wrapper/bare")
+let cases: [(String, Double, Double)] = [("speed 0.75", 1 / 0.75, 1), ("speed 1.25", 1 / 1.25, 1), ("pitch +3", 1, pow(2, 3.0 / 12))]
+for (name, timeRatio, pitchScale) in cases {
+    for kind in [Stretcher.Kind.faster, .finer] {
+        let bare = runBare(signal, kind: kind, timeRatio: timeRatio, pitchScale: pitchScale)
+        let wrapped = runWrapper(signal, kind: kind, timeRatio: timeRatio, pitchScale: pitchScale)
+        for (label, figures) in [("bare", bare), ("wrapper", wrapped)] {
+            let ratio = label == "wrapper" ? String(format: "%.3f", wrapped.cpuPerAudioSecond / bare.cpuPerAudioSecond) : ""
+            print(pad(name, 13) + pad(kind.rawValue, 8) + pad(label, 9)
+                  + String(format: "%13.4f %13.3f %13.3f  ", figures.cpuPerAudioSecond, figures.worst, figures.p999) + ratio)
+        }
+    }
+}
