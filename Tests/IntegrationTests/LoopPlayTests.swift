@@ -20,150 +20,154 @@ private func reportedWraps(_ stdout: String) -> [(from: Int, to: Int)] {
     }
 }
 
-@Suite("A/B loop on a real jackd", .serialized)
-struct LoopPlayTests {
-    @Test("moving A and B while playing: every seam in the capture is a reported wrap, nothing else jumps, no zero, no repeat")
-    func movesWhilePlaying() throws {
-        let server = try TestServer()
-        let scratch = ScratchDirectory()
-        let path = scratch.file("ramp.wav")
-        try writeRamp(path: path, frames: 48_000 * 12, channels: 2)
-        let capture = try Child(capturePath, ["--server", server.name, "--name", server.captureName, "--ports", "2",
-                                              "--out", scratch.file("capture.wav"), "--seconds", "30"], in: scratch.path)
-        try #require(capture.waitForOutput { $0.contains("ready") })
-        let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "\(server.captureName):in_",
-                                              "--status", "json", "--loop", "1-1.2"], in: scratch.path)
-        #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
-        // Pacing only: what is checked below does not depend on when the moves land.
-        let moves = ["b 1.35", "a 1.1", "b 1.15", "a 0.9", "loop 2-2.05", "b 2.01", "a 1.99", "loop 2.5-3",
-                     "b 2.6", "a 2.55", "loop 0.3-0.30002", "b 0.31", "a 0.2", "loop on", "loop off", "loop 5-5.5", "b 5.1"]
-        for move in moves {
-            usleep(150_000)
-            player.send(move)
+extension JackSuites {
+    @Suite("A/B loop on a real jackd")
+    struct LoopPlayTests {
+        @Test("moving A and B while playing: every seam in the capture is a reported wrap, nothing else jumps, no zero, no repeat")
+        func movesWhilePlaying() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            let path = scratch.file("ramp.wav")
+            try writeRamp(path: path, frames: 48_000 * 12, channels: 2)
+            let capture = try Child(capturePath, ["--server", server.name, "--name", server.captureName, "--ports", "2",
+                                                  "--out", scratch.file("capture.wav"), "--seconds", "30"], in: scratch.path)
+            try #require(capture.waitForOutput { $0.contains("ready") })
+            let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "\(server.captureName):in_",
+                                                  "--status", "json", "--loop", "1-1.2"], in: scratch.path)
+            #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
+            // Pacing only: what is checked below does not depend on when the moves land.
+            let moves = ["b 1.35", "a 1.1", "b 1.15", "a 0.9", "loop 2-2.05", "b 2.01", "a 1.99", "loop 2.5-3",
+                         "b 2.6", "a 2.55", "loop 0.3-0.30002", "b 0.31", "a 0.2", "loop on", "loop off", "loop 5-5.5", "b 5.1"]
+            for move in moves {
+                usleep(150_000)
+                player.send(move)
+            }
+            usleep(300_000)
+            player.send("quit")
+            let outcome = player.finish(timeout: 20)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            #expect(!outcome.stdout.contains("\"event\":\"error\""), "\(outcome.stdout)")
+            capture.signal(SIGTERM)
+            #expect(capture.finish(timeout: 10).status == 0)
+            let samples = try readAll(scratch.file("capture.wav")).samples
+            let frames = stride(from: 0, to: samples.count, by: 2).map { rampFrame(samples[$0]) }
+            let first = try #require(frames.firstIndex { $0 != nil })
+            let last = try #require(frames.lastIndex { $0 != nil })
+            let wraps = reportedWraps(outcome.stdout)
+            let known = Set(wraps.map { "\($0.from)>\($0.to)" })
+            var seams = 0, jumps = 0, holes = 0
+            for k in (first + 1)...last {
+                guard let previous = frames[k - 1], let current = frames[k] else { holes += 1; continue }
+                if current == previous + 1 { continue }
+                if known.contains("\(previous + 1)>\(current)") { seams += 1 } else { jumps += 1 }
+            }
+            #expect(holes == 0)
+            #expect(jumps == 0)
+            #expect(wraps.count > 100)  // the 20-frame loop alone wraps hundreds of times
+            #expect(seams >= wraps.count - 1 && seams <= wraps.count, "seams \(seams), reported wraps \(wraps.count)")
         }
-        usleep(300_000)
-        player.send("quit")
-        let outcome = player.finish(timeout: 20)
-        #expect(outcome.status == 0, "\(outcome.stderr)")
-        #expect(!outcome.stdout.contains("\"event\":\"error\""), "\(outcome.stdout)")
-        capture.signal(SIGTERM)
-        #expect(capture.finish(timeout: 10).status == 0)
-        let samples = try readAll(scratch.file("capture.wav")).samples
-        let frames = stride(from: 0, to: samples.count, by: 2).map { rampFrame(samples[$0]) }
-        let first = try #require(frames.firstIndex { $0 != nil })
-        let last = try #require(frames.lastIndex { $0 != nil })
-        let wraps = reportedWraps(outcome.stdout)
-        let known = Set(wraps.map { "\($0.from)>\($0.to)" })
-        var seams = 0, jumps = 0, holes = 0
-        for k in (first + 1)...last {
-            guard let previous = frames[k - 1], let current = frames[k] else { holes += 1; continue }
-            if current == previous + 1 { continue }
-            if known.contains("\(previous + 1)>\(current)") { seams += 1 } else { jumps += 1 }
+
+        @Test("--loops 3 plays exactly three passes and exits 0")
+        func threePasses() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            let path = scratch.file("ramp.wav")
+            try writeRamp(path: path, frames: 48_000 * 2, channels: 2)
+            let (outcome, captured) = try captureRun(server: server, ports: 2, playArguments: [path, "--loop", "0.5-0.75", "--loops", "3"], scratch: scratch)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            let pass = (24_000..<36_000).map { rampSample(frame: $0, channel: 0, channels: 2) }
+            let expected = [pass + pass + pass, (0..<3).flatMap { _ in (24_000..<36_000).map { rampSample(frame: $0, channel: 1, channels: 2) } }]
+            expectExactlyOnce(captured, expected)
         }
-        #expect(holes == 0)
-        #expect(jumps == 0)
-        #expect(wraps.count > 100)  // the 20-frame loop alone wraps hundreds of times
-        #expect(seams >= wraps.count - 1 && seams <= wraps.count, "seams \(seams), reported wraps \(wraps.count)")
-    }
 
-    @Test("--loops 3 plays exactly three passes and exits 0")
-    func threePasses() throws {
-        let server = try TestServer()
-        let scratch = ScratchDirectory()
-        let path = scratch.file("ramp.wav")
-        try writeRamp(path: path, frames: 48_000 * 2, channels: 2)
-        let (outcome, captured) = try captureRun(server: server, ports: 2, playArguments: [path, "--loop", "0.5-0.75", "--loops", "3"], scratch: scratch)
-        #expect(outcome.status == 0, "\(outcome.stderr)")
-        let pass = (24_000..<36_000).map { rampSample(frame: $0, channel: 0, channels: 2) }
-        let expected = [pass + pass + pass, (0..<3).flatMap { _ in (24_000..<36_000).map { rampSample(frame: $0, channel: 1, channels: 2) } }]
-        expectExactlyOnce(captured, expected)
-    }
+        @Test("a loop that is not A < B inside the file is a one-line error, exit 2", arguments: [
+            ("3-1", "repeater: error: --loop 0:03.000-0:01.000: A must be before B"),
+            ("1-20", "repeater: error: --loop 0:01.000-0:20.000 ends after the file (0:02.000)"),
+            ("1:xx-2", "repeater: error: --loop: '1:xx' is not a time: use seconds (83.5), m:ss (1:23.5), h:mm:ss (1:02:03.25) or frames (3984000f)"),
+        ])
+        func badLoop(loop: String, line: String) throws {
+            let scratch = ScratchDirectory()
+            try writeRamp(path: scratch.file("ramp.wav"), frames: 96_000, channels: 1)
+            let outcome = try run(repeaterPath, ["play", "ramp.wav", "--loop", loop, "--server", "repeater-test-absent"], in: scratch.path)
+            #expect(outcome.status == 2)
+            #expect(outcome.stderrLines == [line])
+        }
 
-    @Test("a loop that is not A < B inside the file is a one-line error, exit 2", arguments: [
-        ("3-1", "repeater: error: --loop 0:03.000-0:01.000: A must be before B"),
-        ("1-20", "repeater: error: --loop 0:01.000-0:20.000 ends after the file (0:02.000)"),
-        ("1:xx-2", "repeater: error: --loop: '1:xx' is not a time: use seconds (83.5), m:ss (1:23.5), h:mm:ss (1:02:03.25) or frames (3984000f)"),
-    ])
-    func badLoop(loop: String, line: String) throws {
-        let scratch = ScratchDirectory()
-        try writeRamp(path: scratch.file("ramp.wav"), frames: 96_000, channels: 1)
-        let outcome = try run(repeaterPath, ["play", "ramp.wav", "--loop", loop, "--server", "repeater-test-absent"], in: scratch.path)
-        #expect(outcome.status == 2)
-        #expect(outcome.stderrLines == [line])
-    }
-
-    @Test("render --loop --gap writes each repetition followed by exactly the gap's silent frames")
-    func renderGap() throws {
-        let scratch = ScratchDirectory()
-        try writeRamp(path: scratch.file("ramp.wav"), frames: 48_000, channels: 1)
-        let outcome = try run(repeaterPath, ["render", "ramp.wav", "-o", "out.wav", "--loop", "1000f-1500f", "--loops", "4", "--gap", "333f"],
-                              in: scratch.path)
-        #expect(outcome.status == 0, "\(outcome.stderr)")
-        let samples = try readAll(scratch.file("out.wav")).samples
-        let pass = (1000..<1500).map { rampSample(frame: $0, channel: 0, channels: 1) }
-        let silence = [Float](repeating: 0, count: 333)
-        #expect(samples == pass + silence + pass + silence + pass + silence + pass)
+        @Test("render --loop --gap writes each repetition followed by exactly the gap's silent frames")
+        func renderGap() throws {
+            let scratch = ScratchDirectory()
+            try writeRamp(path: scratch.file("ramp.wav"), frames: 48_000, channels: 1)
+            let outcome = try run(repeaterPath, ["render", "ramp.wav", "-o", "out.wav", "--loop", "1000f-1500f", "--loops", "4", "--gap", "333f"],
+                                  in: scratch.path)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            let samples = try readAll(scratch.file("out.wav")).samples
+            let pass = (1000..<1500).map { rampSample(frame: $0, channel: 0, channels: 1) }
+            let silence = [Float](repeating: 0, count: 333)
+            #expect(samples == pass + silence + pass + silence + pass + silence + pass)
+        }
     }
 }
 
-@Suite("Minute repeater on a real jackd", .serialized)
-struct ChimePlayTests {
-    @Test("repeater chime --at 2:31 strikes 2 low, 2 high-low pairs and 1 high, spaced as scheduled, then exits 0")
-    func chime231() throws {
-        let server = try TestServer()
-        let scratch = ScratchDirectory()
-        let capture = try Child(capturePath, ["--server", server.name, "--name", server.captureName, "--ports", "2",
-                                              "--out", scratch.file("capture.wav"), "--seconds", "20"], in: scratch.path)
-        try #require(capture.waitForOutput { $0.contains("ready") })
-        let outcome = try run(repeaterPath, ["chime", "--at", "2:31", "--server", server.name, "--connect", "\(server.captureName):in_"],
-                              in: scratch.path)
-        #expect(outcome.status == 0, "\(outcome.stderr)")
-        capture.signal(SIGTERM)
-        #expect(capture.finish(timeout: 10).status == 0)
-        let samples = try readAll(scratch.file("capture.wav")).samples
-        let left = stride(from: 0, to: samples.count, by: 2).map { samples[$0] }
-        let onsets = detectOnsets(left)
-        let schedule = ChimeSchedule(hour: 2, minute: 31, sampleRate: 48_000)
-        #expect(onsets.count == 7 && schedule.count == 7)
-        if let first = onsets.first, onsets.count == schedule.count {
-            for (found, strike) in zip(onsets, schedule.strikes) { #expect(abs((found - first) - strike.frame) <= 1) }
-            let kinds = onsets.map { onset in
-                power(of: Gongs.highHz, in: left[onset..<(onset + 4096)], sampleRate: 48_000)
-                    > power(of: Gongs.lowHz, in: left[onset..<(onset + 4096)], sampleRate: 48_000)
+extension JackSuites {
+    @Suite("Minute repeater on a real jackd")
+    struct ChimePlayTests {
+        @Test("repeater chime --at 2:31 strikes 2 low, 2 high-low pairs and 1 high, spaced as scheduled, then exits 0")
+        func chime231() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            let capture = try Child(capturePath, ["--server", server.name, "--name", server.captureName, "--ports", "2",
+                                                  "--out", scratch.file("capture.wav"), "--seconds", "20"], in: scratch.path)
+            try #require(capture.waitForOutput { $0.contains("ready") })
+            let outcome = try run(repeaterPath, ["chime", "--at", "2:31", "--server", server.name, "--connect", "\(server.captureName):in_"],
+                                  in: scratch.path)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            capture.signal(SIGTERM)
+            #expect(capture.finish(timeout: 10).status == 0)
+            let samples = try readAll(scratch.file("capture.wav")).samples
+            let left = stride(from: 0, to: samples.count, by: 2).map { samples[$0] }
+            let onsets = detectOnsets(left)
+            let schedule = ChimeSchedule(hour: 2, minute: 31, sampleRate: 48_000)
+            #expect(onsets.count == 7 && schedule.count == 7)
+            if let first = onsets.first, onsets.count == schedule.count {
+                for (found, strike) in zip(onsets, schedule.strikes) { #expect(abs((found - first) - strike.frame) <= 1) }
+                let kinds = onsets.map { onset in
+                    power(of: Gongs.highHz, in: left[onset..<(onset + 4096)], sampleRate: 48_000)
+                        > power(of: Gongs.lowHz, in: left[onset..<(onset + 4096)], sampleRate: 48_000)
+                }
+                #expect(kinds == [false, false, true, false, true, false, true])
             }
-            #expect(kinds == [false, false, true, false, true, false, true])
         }
-    }
 
-    @Test("ten chime commands within a second over music give exactly one chime; the rest are refused")
-    func tenTriggersOneChime() throws {
-        let server = try TestServer()
-        let scratch = ScratchDirectory()
-        // Quiet music: a 220 Hz sine at -26 dBFS, far below the strikes' onsets.
-        let writer = try AudioFileWriter(path: scratch.file("music.wav"), format: .wav, sampleRate: 48_000, channelCount: 2)
-        var music = [Float](repeating: 0, count: 48_000 * 12 * 2)
-        for i in 0..<(48_000 * 12) { music[2 * i] = 0.05 * sin(2 * .pi * 220 * Float(i) / 48_000); music[2 * i + 1] = music[2 * i] }
-        try music.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frameCount: 48_000 * 12) }
-        writer.close()
-        let capture = try Child(capturePath, ["--server", server.name, "--name", server.captureName, "--ports", "2",
-                                              "--out", scratch.file("capture.wav"), "--seconds", "20"], in: scratch.path)
-        try #require(capture.waitForOutput { $0.contains("ready") })
-        let player = try Child(repeaterPath, ["play", "music.wav", "--server", server.name, "--connect", "\(server.captureName):in_",
-                                              "--status", "json"], in: scratch.path)
-        #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") })
-        for _ in 0..<10 {
-            player.send("chime 2:31")
-            usleep(100_000)
+        @Test("ten chime commands within a second over music give exactly one chime; the rest are refused")
+        func tenTriggersOneChime() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            // Quiet music: a 220 Hz sine at -26 dBFS, far below the strikes' onsets.
+            let writer = try AudioFileWriter(path: scratch.file("music.wav"), format: .wav, sampleRate: 48_000, channelCount: 2)
+            var music = [Float](repeating: 0, count: 48_000 * 12 * 2)
+            for i in 0..<(48_000 * 12) { music[2 * i] = 0.05 * sin(2 * .pi * 220 * Float(i) / 48_000); music[2 * i + 1] = music[2 * i] }
+            try music.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frameCount: 48_000 * 12) }
+            writer.close()
+            let capture = try Child(capturePath, ["--server", server.name, "--name", server.captureName, "--ports", "2",
+                                                  "--out", scratch.file("capture.wav"), "--seconds", "20"], in: scratch.path)
+            try #require(capture.waitForOutput { $0.contains("ready") })
+            let player = try Child(repeaterPath, ["play", "music.wav", "--server", server.name, "--connect", "\(server.captureName):in_",
+                                                  "--status", "json"], in: scratch.path)
+            #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") })
+            for _ in 0..<10 {
+                player.send("chime 2:31")
+                usleep(100_000)
+            }
+            let outcome = player.finish(timeout: 30)  // the music ends after 12 s
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            capture.signal(SIGTERM)
+            #expect(capture.finish(timeout: 10).status == 0)
+            let lines = outcome.stdout.split(separator: "\n")
+            #expect(lines.filter { $0.contains("\"event\":\"chime-busy\"") }.count == 9)
+            #expect(lines.filter { $0.contains("\"event\":\"chime\"") }.count == 1)
+            let samples = try readAll(scratch.file("capture.wav")).samples
+            let left = stride(from: 0, to: samples.count, by: 2).map { samples[$0] }
+            #expect(detectOnsets(left).count == 7)
         }
-        let outcome = player.finish(timeout: 30)  // the music ends after 12 s
-        #expect(outcome.status == 0, "\(outcome.stderr)")
-        capture.signal(SIGTERM)
-        #expect(capture.finish(timeout: 10).status == 0)
-        let lines = outcome.stdout.split(separator: "\n")
-        #expect(lines.filter { $0.contains("\"event\":\"chime-busy\"") }.count == 9)
-        #expect(lines.filter { $0.contains("\"event\":\"chime\"") }.count == 1)
-        let samples = try readAll(scratch.file("capture.wav")).samples
-        let left = stride(from: 0, to: samples.count, by: 2).map { samples[$0] }
-        #expect(detectOnsets(left).count == 7)
     }
 }

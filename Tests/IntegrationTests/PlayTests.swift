@@ -3,145 +3,147 @@ import RepeaterKit
 import RepeaterTestSupport
 import Testing
 
-@Suite("repeater play on a real jackd", .serialized)
-struct PlayTests {
-    @Test("a ramp file comes back bit-exact through JACK, first frame to last", arguments: [1, 2, 6])
-    func bitExact(channels: Int) throws {
-        let server = try TestServer()
-        let scratch = ScratchDirectory()
-        let path = scratch.file("ramp.wav")
-        let frames = 48_000 * 2 + 123
-        try writeRamp(path: path, frames: frames, channels: channels)
-        let (outcome, captured) = try captureRun(server: server, ports: channels, playArguments: [path], scratch: scratch)
-        #expect(outcome.status == 0, "\(outcome.stderr)")
-        #expect(outcome.stderr.isEmpty, "\(outcome.stderr)")
-        let expected = (0..<channels).map { channel in (0..<frames).map { rampSample(frame: $0, channel: channel, channels: channels) } }
-        expectExactlyOnce(captured, expected)
-    }
-
-    @Test("a real recording (alsa-utils' Front_Center.wav) comes back sample for sample")
-    func realRecording() throws {
-        let path = "/usr/share/sounds/alsa/Front_Center.wav"
-        try #require(FileManager.default.fileExists(atPath: path), "install alsa-utils")
-        let server = try TestServer()
-        let scratch = ScratchDirectory()
-        let (outcome, captured) = try captureRun(server: server, ports: 1, playArguments: [path], scratch: scratch)
-        #expect(outcome.status == 0, "\(outcome.stderr)")
-        expectExactlyOnce(captured, [try readAll(path).samples])
-    }
-
-    @Test("--from starts at exactly that frame")
-    func from() throws {
-        let server = try TestServer()
-        let scratch = ScratchDirectory()
-        let path = scratch.file("ramp.wav")
-        try writeRamp(path: path, frames: 96_000, channels: 2)
-        let (outcome, captured) = try captureRun(server: server, ports: 2, playArguments: [path, "--from", "1.5"], scratch: scratch)
-        #expect(outcome.status == 0, "\(outcome.stderr)")
-        let expected = (0..<2).map { channel in (72_000..<96_000).map { rampSample(frame: $0, channel: channel, channels: 2) } }
-        expectExactlyOnce(captured, expected)
-    }
-
-    @Test("a file cut short plays what it has, warns in one line, and exits 0")
-    func truncated() throws {
-        let server = try TestServer()
-        let scratch = ScratchDirectory()
-        let full = scratch.file("full.wav"), cut = scratch.file("cut.wav")
-        try writeRamp(path: full, frames: 48_000, channels: 2, format: .wav)
-        try Data(contentsOf: URL(fileURLWithPath: full)).prefix(200_000).write(to: URL(fileURLWithPath: cut))
-        let present = (200_000 - 80) / 8  // float WAV: 80-byte header from libsndfile, 8 bytes a frame
-        let info = try AudioFile(path: cut).info
-        let (outcome, captured) = try captureRun(server: server, ports: 2, playArguments: [cut], scratch: scratch)
-        #expect(outcome.status == 0)
-        #expect(outcome.stderrLines.count == 1 && outcome.stderr.contains("cut short"), "\(outcome.stderr)")
-        #expect(abs(info.frameCount - present) <= 1)
-        let expected = (0..<2).map { channel in (0..<info.frameCount).map { rampSample(frame: $0, channel: channel, channels: 2) } }
-        expectExactlyOnce(captured, expected)
-    }
-
-    @Test("SIGTERM, SIGINT and SIGHUP end playback cleanly with exit 0", arguments: [SIGTERM, SIGINT, SIGHUP])
-    func signals(signal: Int32) throws {
-        let server = try TestServer()
-        let scratch = ScratchDirectory()
-        let path = scratch.file("long.wav")
-        try writeRamp(path: path, frames: 48_000 * 30, channels: 2, format: .wav16)
-        let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "none", "--status", "json"], in: scratch.path)
-        #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
-        player.signal(signal)
-        let outcome = player.finish(timeout: 10)
-        #expect(outcome.status == 0, "\(outcome.stderr)")
-        #expect(!outcome.stderr.contains("error"))
-    }
-
-    @Test("--start-server plays on a private server, says which, and stops it on exit")
-    func startServer() throws {
-        let scratch = ScratchDirectory()
-        let path = scratch.file("ramp.wav")
-        try writeRamp(path: path, frames: 24_000, channels: 2)
-        let outcome = try run(repeaterPath, ["play", path, "--start-server", "--connect", "none", "--status", "none"], in: scratch.path)
-        #expect(outcome.status == 0, "\(outcome.stderr)")
-        #expect(outcome.stderrLines.count == 1 && outcome.stderr.contains("started a private JACK server 'repeater-private-"), "\(outcome.stderr)")
-        let name = outcome.stderr.split(separator: "'")[1]
-        #expect(!JackServerProcess.isAnswering(name: String(name)))
-        #expect(!JackServerProcess.jackdProcessExists(name: String(name)))
-    }
-
-    @Test("the JACK server going away ends the player with a message and exit 3")
-    func serverShutdown() throws {
-        let server = try TestServer()
-        let scratch = ScratchDirectory()
-        let path = scratch.file("long.wav")
-        try writeRamp(path: path, frames: 48_000 * 30, channels: 1, format: .wav16)
-        let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "none", "--status", "json"], in: scratch.path)
-        #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
-        server.process.stop()
-        let outcome = player.finish(timeout: 20)
-        #expect(outcome.status == 3, "\(outcome.stderr)")
-        #expect(outcome.stderrLines == ["repeater: error: the JACK server shut down; stopping"])
-    }
-
-    @Test("no allocation and no lock on the JACK process thread during a real run with loops, moves, gaps and chimes (preloaded counter)")
-    func realTimeSafetyUnderJack() throws {
-        let library = productsDirectory + "/libRepeaterRTCheck.so"
-        try #require(FileManager.default.fileExists(atPath: library), "build the RepeaterRTCheck product first (swift build)")
-        let server = try TestServer()
-        let scratch = ScratchDirectory()
-        let path = scratch.file("ramp.wav")
-        try writeRamp(path: path, frames: 48_000 * 3, channels: 2)
-        let report = scratch.file("rtcheck.txt")
-        let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "none", "--status", "json",
-                                              "--loop", "0.1-0.5", "--loops", "6", "--gap", "0.01", "--declick", "3"],
-                               environment: ["LD_PRELOAD": library, "RTCHECK_REPORT": report], in: scratch.path)
-        #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") })
-        for command in ["pause", "play", "seek 0.2", "toggle", "toggle", "b 0.4", "a", "b", "a 0.05", "loop 0.2-0.3",
-                        "gap 0", "loop off", "loop on", "b 0.45", "chime 11:59", "chime 3:47"] {
-            player.send(command)
-            usleep(20_000)
+extension JackSuites {
+    @Suite("repeater play on a real jackd")
+    struct PlayTests {
+        @Test("a ramp file comes back bit-exact through JACK, first frame to last", arguments: [1, 2, 6])
+        func bitExact(channels: Int) throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            let path = scratch.file("ramp.wav")
+            let frames = 48_000 * 2 + 123
+            try writeRamp(path: path, frames: frames, channels: channels)
+            let (outcome, captured) = try captureRun(server: server, ports: channels, playArguments: [path], scratch: scratch)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            #expect(outcome.stderr.isEmpty, "\(outcome.stderr)")
+            let expected = (0..<channels).map { channel in (0..<frames).map { rampSample(frame: $0, channel: channel, channels: channels) } }
+            expectExactlyOnce(captured, expected)
         }
-        let outcome = player.finish(timeout: 30)
-        #expect(outcome.status == 0, "\(outcome.stderr)")
-        let text = try String(contentsOfFile: report, encoding: .utf8)
-        let fields = Dictionary(uniqueKeysWithValues: text.split(separator: "\n")[0].split(separator: " ").map {
-            let pair = $0.split(separator: "=")
-            return (String(pair[0]), Int(pair[1]) ?? -1)
-        })
-        #expect((fields["sections"] ?? 0) > 100, "process callbacks seen: \(text)")
-        #expect(fields["allocs"] == 0 && fields["frees"] == 0 && fields["locks"] == 0, "\(text)")
-    }
 
-    @Test("offline render has no allocation or lock in its render calls either (preloaded counter)")
-    func realTimeSafetyOffline() throws {
-        let library = productsDirectory + "/libRepeaterRTCheck.so"
-        try #require(FileManager.default.fileExists(atPath: library))
-        let scratch = ScratchDirectory()
-        let path = scratch.file("ramp.flac")
-        try writeRamp(path: path, frames: 48_000 * 5, channels: 2, format: .flac)
-        let report = scratch.file("rtcheck.txt")
-        let outcome = try run(repeaterPath, ["render", path, "-o", scratch.file("out.wav")],
-                              environment: ["LD_PRELOAD": library, "RTCHECK_REPORT": report], in: scratch.path)
-        #expect(outcome.status == 0, "\(outcome.stderr)")
-        let text = try String(contentsOfFile: report, encoding: .utf8)
-        #expect(text.hasPrefix("sections=235 allocs=0 frees=0 locks=0"), "\(text)")  // 240000 frames / 1024 per cycle
+        @Test("a real recording (alsa-utils' Front_Center.wav) comes back sample for sample")
+        func realRecording() throws {
+            let path = "/usr/share/sounds/alsa/Front_Center.wav"
+            try #require(FileManager.default.fileExists(atPath: path), "install alsa-utils")
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            let (outcome, captured) = try captureRun(server: server, ports: 1, playArguments: [path], scratch: scratch)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            expectExactlyOnce(captured, [try readAll(path).samples])
+        }
+
+        @Test("--from starts at exactly that frame")
+        func from() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            let path = scratch.file("ramp.wav")
+            try writeRamp(path: path, frames: 96_000, channels: 2)
+            let (outcome, captured) = try captureRun(server: server, ports: 2, playArguments: [path, "--from", "1.5"], scratch: scratch)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            let expected = (0..<2).map { channel in (72_000..<96_000).map { rampSample(frame: $0, channel: channel, channels: 2) } }
+            expectExactlyOnce(captured, expected)
+        }
+
+        @Test("a file cut short plays what it has, warns in one line, and exits 0")
+        func truncated() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            let full = scratch.file("full.wav"), cut = scratch.file("cut.wav")
+            try writeRamp(path: full, frames: 48_000, channels: 2, format: .wav)
+            try Data(contentsOf: URL(fileURLWithPath: full)).prefix(200_000).write(to: URL(fileURLWithPath: cut))
+            let present = (200_000 - 80) / 8  // float WAV: 80-byte header from libsndfile, 8 bytes a frame
+            let info = try AudioFile(path: cut).info
+            let (outcome, captured) = try captureRun(server: server, ports: 2, playArguments: [cut], scratch: scratch)
+            #expect(outcome.status == 0)
+            #expect(outcome.stderrLines.count == 1 && outcome.stderr.contains("cut short"), "\(outcome.stderr)")
+            #expect(abs(info.frameCount - present) <= 1)
+            let expected = (0..<2).map { channel in (0..<info.frameCount).map { rampSample(frame: $0, channel: channel, channels: 2) } }
+            expectExactlyOnce(captured, expected)
+        }
+
+        @Test("SIGTERM, SIGINT and SIGHUP end playback cleanly with exit 0", arguments: [SIGTERM, SIGINT, SIGHUP])
+        func signals(signal: Int32) throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            let path = scratch.file("long.wav")
+            try writeRamp(path: path, frames: 48_000 * 30, channels: 2, format: .wav16)
+            let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "none", "--status", "json"], in: scratch.path)
+            #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
+            player.signal(signal)
+            let outcome = player.finish(timeout: 10)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            #expect(!outcome.stderr.contains("error"))
+        }
+
+        @Test("--start-server plays on a private server, says which, and stops it on exit")
+        func startServer() throws {
+            let scratch = ScratchDirectory()
+            let path = scratch.file("ramp.wav")
+            try writeRamp(path: path, frames: 24_000, channels: 2)
+            let outcome = try run(repeaterPath, ["play", path, "--start-server", "--connect", "none", "--status", "none"], in: scratch.path)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            #expect(outcome.stderrLines.count == 1 && outcome.stderr.contains("started a private JACK server 'repeater-private-"), "\(outcome.stderr)")
+            let name = outcome.stderr.split(separator: "'")[1]
+            #expect(!JackServerProcess.isAnswering(name: String(name)))
+            #expect(!JackServerProcess.jackdProcessExists(name: String(name)))
+        }
+
+        @Test("the JACK server going away ends the player with a message and exit 3")
+        func serverShutdown() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            let path = scratch.file("long.wav")
+            try writeRamp(path: path, frames: 48_000 * 30, channels: 1, format: .wav16)
+            let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "none", "--status", "json"], in: scratch.path)
+            #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
+            server.process.stop()
+            let outcome = player.finish(timeout: 20)
+            #expect(outcome.status == 3, "\(outcome.stderr)")
+            #expect(outcome.stderrLines == ["repeater: error: the JACK server shut down; stopping"])
+        }
+
+        @Test("no allocation and no lock on the JACK process thread during a real run with loops, moves, gaps and chimes (preloaded counter)")
+        func realTimeSafetyUnderJack() throws {
+            let library = productsDirectory + "/libRepeaterRTCheck.so"
+            try #require(FileManager.default.fileExists(atPath: library), "build the RepeaterRTCheck product first (swift build)")
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            let path = scratch.file("ramp.wav")
+            try writeRamp(path: path, frames: 48_000 * 3, channels: 2)
+            let report = scratch.file("rtcheck.txt")
+            let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "none", "--status", "json",
+                                                  "--loop", "0.1-0.5", "--loops", "6", "--gap", "0.01", "--declick", "3"],
+                                   environment: ["LD_PRELOAD": library, "RTCHECK_REPORT": report], in: scratch.path)
+            #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") })
+            for command in ["pause", "play", "seek 0.2", "toggle", "toggle", "b 0.4", "a", "b", "a 0.05", "loop 0.2-0.3",
+                            "gap 0", "loop off", "loop on", "b 0.45", "chime 11:59", "chime 3:47"] {
+                player.send(command)
+                usleep(20_000)
+            }
+            let outcome = player.finish(timeout: 30)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            let text = try String(contentsOfFile: report, encoding: .utf8)
+            let fields = Dictionary(uniqueKeysWithValues: text.split(separator: "\n")[0].split(separator: " ").map {
+                let pair = $0.split(separator: "=")
+                return (String(pair[0]), Int(pair[1]) ?? -1)
+            })
+            #expect((fields["sections"] ?? 0) > 100, "process callbacks seen: \(text)")
+            #expect(fields["allocs"] == 0 && fields["frees"] == 0 && fields["locks"] == 0, "\(text)")
+        }
+
+        @Test("offline render has no allocation or lock in its render calls either (preloaded counter)")
+        func realTimeSafetyOffline() throws {
+            let library = productsDirectory + "/libRepeaterRTCheck.so"
+            try #require(FileManager.default.fileExists(atPath: library))
+            let scratch = ScratchDirectory()
+            let path = scratch.file("ramp.flac")
+            try writeRamp(path: path, frames: 48_000 * 5, channels: 2, format: .flac)
+            let report = scratch.file("rtcheck.txt")
+            let outcome = try run(repeaterPath, ["render", path, "-o", scratch.file("out.wav")],
+                                  environment: ["LD_PRELOAD": library, "RTCHECK_REPORT": report], in: scratch.path)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            let text = try String(contentsOfFile: report, encoding: .utf8)
+            #expect(text.hasPrefix("sections=235 allocs=0 frees=0 locks=0"), "\(text)")  // 240000 frames / 1024 per cycle
+        }
     }
 }
 

@@ -36,39 +36,41 @@ private final class TmuxSession {
     }
 }
 
-@Suite("Keys on a real terminal (tmux)", .serialized)
-struct TerminalTests {
-    @Test("a, b, l and q work on a terminal, and the terminal is restored after q")
-    func keysAndRestore() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "install tmux (scripts/setup does)")
-        let server = try TestServer()
-        let scratch = ScratchDirectory()
-        try writeRamp(path: scratch.file("ramp.wav"), frames: 48_000 * 30, channels: 2, format: .wav16)
-        let result = scratch.file("result.txt")
-        let command = "cd \(scratch.path) && \(repeaterPath) play ramp.wav --server \(server.name) --connect none; "
-            + "echo exit=$? > \(result); stty -a >> \(result)"
-        let session = try TmuxSession(command: command)
-        func waitFor(_ text: String) throws -> Bool {
-            for _ in 0..<200 {
-                if try session.screen().contains(text) { return true }
-                usleep(25_000)
+extension JackSuites {
+    @Suite("Keys on a real terminal (tmux)")
+    struct TerminalTests {
+        @Test("a, b, l and q work on a terminal, and the terminal is restored after q")
+        func keysAndRestore() throws {
+            try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "install tmux (scripts/setup does)")
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            try writeRamp(path: scratch.file("ramp.wav"), frames: 48_000 * 30, channels: 2, format: .wav16)
+            let result = scratch.file("result.txt")
+            let command = "cd \(scratch.path) && \(repeaterPath) play ramp.wav --server \(server.name) --connect none; "
+                + "echo exit=$? > \(result); stty -a >> \(result)"
+            let session = try TmuxSession(command: command)
+            func waitFor(_ text: String) throws -> Bool {
+                for _ in 0..<200 {
+                    if try session.screen().contains(text) { return true }
+                    usleep(25_000)
+                }
+                return false
             }
-            return false
+            #expect(try waitFor("▶"), "no status line")
+            usleep(300_000)
+            try session.keys("a")
+            usleep(300_000)
+            try session.keys("b")
+            #expect(try waitFor("⟲"), "the loop did not turn on")
+            try session.keys("l")
+            usleep(200_000)
+            #expect(try !session.screen().contains("⟲"), "l did not turn the loop off")
+            try session.keys("q")
+            for _ in 0..<200 where !FileManager.default.fileExists(atPath: result) { usleep(25_000) }
+            usleep(100_000)
+            let text = try String(contentsOfFile: result, encoding: .utf8)
+            #expect(text.hasPrefix("exit=0"), "\(text)")
+            #expect(text.contains(" icanon") && text.contains(" echo "), "terminal left in raw mode: \(text)")
         }
-        #expect(try waitFor("▶"), "no status line")
-        usleep(300_000)
-        try session.keys("a")
-        usleep(300_000)
-        try session.keys("b")
-        #expect(try waitFor("⟲"), "the loop did not turn on")
-        try session.keys("l")
-        usleep(200_000)
-        #expect(try !session.screen().contains("⟲"), "l did not turn the loop off")
-        try session.keys("q")
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: result) { usleep(25_000) }
-        usleep(100_000)
-        let text = try String(contentsOfFile: result, encoding: .utf8)
-        #expect(text.hasPrefix("exit=0"), "\(text)")
-        #expect(text.contains(" icanon") && text.contains(" echo "), "terminal left in raw mode: \(text)")
     }
 }
