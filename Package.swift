@@ -28,7 +28,7 @@ let package = Package(
                 swiftSettings: [.define("REPEATER_PERFORMANCE_CHECKS", .when(configuration: .release))]),
         // The non-real-time side: files, disk reader, JACK binding, offline render, CLI helpers.
         .target(name: "RepeaterKit", dependencies: ["RepeaterEngine", "CJack", "CSndfile", "CRepeaterSupport"]),
-        .executableTarget(name: "repeater", dependencies: ["RepeaterKit"]),
+        .executableTarget(name: "repeater", dependencies: ["RepeaterEngine", "RepeaterKit"]),
         .executableTarget(name: "repeater-capture", dependencies: ["RepeaterKit"]),
         .executableTarget(name: "repeater-bench", dependencies: ["RepeaterEngine", "CRubberBand"]),
         // Fixtures shared by the test targets.

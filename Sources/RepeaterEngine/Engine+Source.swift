@@ -3,11 +3,13 @@ extension Engine {
     /// Copies up to `count` frames in order into the outputs at `offset`, wrapping from B to A (and
     /// inserting the gap) as it goes; returns how many. Fewer means the ring ran dry, or the source
     /// ended (`sourceEnded`).
-    func pull(into outputs: UnsafePointer<UnsafeMutablePointer<Float>>, at offset: Int, count: Int) -> Int {
+    /// `streamFrame` indexes the pulled stream for the output log and the wrap events: the output
+    /// frame when the stretcher is bypassed, its input frame (in a separate range) when it runs.
+    func pull(into outputs: UnsafePointer<UnsafeMutablePointer<Float>>, at offset: Int, count: Int, streamFrame: Int) -> Int {
         if sourceEnded { return 0 }
         var got = 0
         while got < count {
-            let outputFrame = renderedFrames &+ offset &+ got
+            let outputFrame = streamFrame &+ got
             if gapRemaining > 0 {
                 let n = min(gapRemaining, count - got)
                 silence(outputs, from: offset + got, count: n)

@@ -45,6 +45,25 @@ extension Engine {
             feed(end: false)
             engine.render(frameCount: 40, outputs: outputs)
         }
+        // The stretcher path, both ways.
+        let stretcher = UnsafeMutablePointer<Stretcher>.allocate(capacity: 1)
+        stretcher.initialize(to: Stretcher(kind: .faster, sampleRate: 48_000, channelCount: 1, timeRatio: 1 / 0.9))
+        engine.freshStretchers.push(UInt(bitPattern: stretcher))
+        engine.controls.speed.store(0.9, ordering: .relaxed)
+        for _ in 0..<8 {
+            feed(end: false)
+            engine.render(frameCount: 40, outputs: outputs)
+        }
+        engine.controls.speed.store(1, ordering: .relaxed)
+        for _ in 0..<8 {
+            feed(end: false)
+            engine.render(frameCount: 40, outputs: outputs)
+        }
+        while let bits = engine.usedStretchers.pop() {
+            let used = UnsafeMutablePointer<Stretcher>(bitPattern: bits)!
+            used.deinitialize(count: 1)
+            used.deallocate()
+        }
         engine.render(frameCount: 64, outputs: outputs)  // underrun
         feed(end: true)
         engine.render(frameCount: 64, outputs: outputs)  // the end

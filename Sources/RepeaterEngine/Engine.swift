@@ -69,6 +69,10 @@ public final class Engine: @unchecked Sendable {
     public let events = SPSCRing<EngineEvent>(capacity: 16_384)  // a 1-frame loop wraps every frame
     public let status: EngineStatus
     public let controls = EngineControls()
+    /// Control → audio: primed stretchers, ready to take over (pointers to `Stretcher`, as bits).
+    public let freshStretchers = SPSCRing<UInt>(capacity: 4)
+    /// Audio → control: stretchers done with, for the control thread to free.
+    public let usedStretchers = SPSCRing<UInt>(capacity: 4)
     public let gongs: GongBank
 
     // ---- audio-thread state (internal: shared by the Engine+… files) ----
@@ -117,6 +121,20 @@ public final class Engine: @unchecked Sendable {
     var tailPosition: Int
     var fadeInPosition: Int
 
+    // speed and pitch (Engine+Stretch.swift)
+    /// The stretcher in use, or nil (bypass: the output is the source, bit for bit).
+    var stretcher: UnsafeMutablePointer<Stretcher>?
+    var pendingModeSwitch = false
+    var currentSpeed = 1.0
+    var currentPitch = 0.0
+    /// Stretcher input frames fed, ever (the stretch side of the output log is indexed by these).
+    var fedFrames = 0
+    /// The stretcher input frame the next output frame corresponds to.
+    var inputCursor = 0.0
+    /// When the source has ended: the fed frame after the last real one (-1 before).
+    var realEnd = -1
+    let stretchInputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+
     // minute repeater
     var chime = ChimeSchedule(hour: 0, minute: 0, sampleRate: 1)
     var chimeActive = false
@@ -141,6 +159,12 @@ public final class Engine: @unchecked Sendable {
         slotFrame.initialize(repeating: -1, count: 3)
         slotCount = .allocate(capacity: 3)
         slotCount.initialize(repeating: 0, count: 3)
+        stretchInputs = .allocate(capacity: configuration.channelCount)
+        for channel in 0..<configuration.channelCount {
+            let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 8192)
+            buffer.initialize(repeating: 0, count: 8192)
+            (stretchInputs + channel).initialize(to: buffer)
+        }
         let seam = max(1, configuration.seamFadeFrames)
         seamTail = .allocate(capacity: seam * configuration.channelCount)
         seamTail.initialize(repeating: 0, count: seam * configuration.channelCount)
@@ -162,6 +186,12 @@ public final class Engine: @unchecked Sendable {
     }
 
     deinit {
+        for channel in 0..<channelCount { stretchInputs[channel].deallocate() }
+        stretchInputs.deallocate()
+        if let stretcher {
+            stretcher.deinitialize(count: 1)
+            stretcher.deallocate()
+        }
         slotFrame.deallocate()
         slotCount.deallocate()
         seamTail.deallocate()
@@ -192,6 +222,7 @@ public final class Engine: @unchecked Sendable {
     private func renderCycle(frameCount: Int, outputs: UnsafePointer<UnsafeMutablePointer<Float>>) {
         takeHeadLoads()
         takeCommands()
+        updateStretch()
         dropStaleBlocks()
         var done = 0
         while done < frameCount {
@@ -201,6 +232,10 @@ public final class Engine: @unchecked Sendable {
                     performSeek(to: pendingSeek)
                     continue
                 }
+                if pendingModeSwitch {
+                    switchStretcher()
+                    continue
+                }
                 silence(outputs, from: done, count: frameCount - done)
                 log.append(outputFrame: renderedFrames &+ done, sourceFrame: playhead, frameCount: frameCount - done, isSilence: true)
                 done = frameCount
@@ -208,7 +243,8 @@ public final class Engine: @unchecked Sendable {
             }
             var wanted = frameCount - done
             if !up { wanted = min(wanted, rampPosition) }  // stop consuming once faded out
-            let got = pull(into: outputs, at: done, count: wanted)
+            let got = stretcher != nil ? pullStretched(into: outputs, at: done, count: wanted)
+                                       : pull(into: outputs, at: done, count: wanted, streamFrame: renderedFrames &+ done)
             if got > 0 {
                 applyRamp(outputs, from: done, count: got)
                 done += got
@@ -245,12 +281,17 @@ public final class Engine: @unchecked Sendable {
     /// The source frame the listener hears now: the one output `latency` frames ago carried.
     func audibleFrame() -> Int {
         let latency = controls.latencyFrames.load(ordering: .relaxed)
+        if stretcher != nil {
+            let input = stretchStreamBase &+ Int(inputCursor - Double(latency) * currentSpeed)
+            return log.sourceFrame(atOutput: input, fallback: playhead)
+        }
         return log.sourceFrame(atOutput: renderedFrames &- latency, fallback: playhead)
     }
 
     /// Fading (or faded) in: playing and no seek waiting for the fade out.
     private var rampingUp: Bool {
         if !wantPlaying { return false }
+        if pendingModeSwitch { return false }
         return pendingSeek < 0
     }
 

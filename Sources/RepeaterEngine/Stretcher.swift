@@ -10,6 +10,10 @@ import CRubberBand
 /// visited once so that R2 builds its buffers for them now (as Mixxx does); the preferred start pad
 /// of silence fed, and the first `start delay` output frames dropped, so output frame 0 is input
 /// frame 0.
+///
+/// The library's calls are wrapped in `_unsafePerformance`: the compiler cannot see into C, and
+/// Rubber Band documents them as real-time safe in real-time mode (allocation-free in steady state,
+/// measured by the tests; 3.1.2's resampler allocates on a new pitch ratio, see the README).
 public struct Stretcher: ~Copyable, @unchecked Sendable {
     public enum Kind: String, Sendable, CaseIterable {
         /// R3: higher quality, 2.5–3x the CPU.
@@ -60,7 +64,18 @@ public struct Stretcher: ~Copyable, @unchecked Sendable {
             rubberband_process(state, inputs, UInt32(n), 0)
             padded += n
         }
-        dropRemaining = Int(rubberband_get_start_delay(state))
+        // Run the first analysis here, on silence, until output appears: Rubber Band 3.1.2 allocates
+        // resampler state on its first real chunk, and that chunk must not be the audio thread's.
+        // The extra silence is dropped from the output along with the start delay.
+        var extra = 0
+        while rubberband_available(state) <= 0, extra < 8 * maxProcessFrames {
+            let n = max(1, min(maxProcessFrames, Int(rubberband_get_samples_required(state))))
+            for channel in 0..<channelCount { inputs[channel] = UnsafePointer(dropScratch + channel * maxProcessFrames) }
+            rubberband_process(state, inputs, UInt32(n), 0)
+            extra += n
+        }
+        dropRemaining = Int(rubberband_get_start_delay(state)) + Int(Double(extra) * timeRatio + 0.5)
+        dropStartDelay()
     }
 
     deinit {
@@ -70,52 +85,65 @@ public struct Stretcher: ~Copyable, @unchecked Sendable {
         dropScratch.deallocate()
     }
 
+    // The audio thread's calls copy the C handles into locals first: a closure that captured
+    // `self` would retain it.
+
     /// Audio thread. Changes the ratios (only when they differ: each change costs a reconfiguration).
     public mutating func setRatios(time: Double, pitch: Double) {
+        let state = self.state
         if time != timeRatio {
-            rubberband_set_time_ratio(state, time)
+            _unsafePerformance { rubberband_set_time_ratio(state, time) }
             timeRatio = time
         }
         if pitch != pitchScale {
-            rubberband_set_pitch_scale(state, pitch)
+            _unsafePerformance { rubberband_set_pitch_scale(state, pitch) }
             pitchScale = pitch
         }
     }
 
     /// Audio thread. How many input frames the next `process` wants (at least 1, at most the maximum).
     public func samplesRequired() -> Int {
-        max(1, min(maxProcessFrames, Int(rubberband_get_samples_required(state))))
+        let state = self.state
+        let required = Int(_unsafePerformance { rubberband_get_samples_required(state) })
+        return max(1, min(maxProcessFrames, required))
     }
 
     /// Audio thread. Feeds `frameCount` planar frames.
     public func process(_ planar: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frameCount: Int) {
+        let state = self.state, inputs = self.inputs
         for channel in 0..<channelCount { inputs[channel] = UnsafePointer(planar[channel] + offset) }
-        rubberband_process(state, inputs, UInt32(frameCount), 0)
+        _unsafePerformance { rubberband_process(state, inputs, UInt32(frameCount), 0) }
     }
 
     /// Audio thread. Output frames ready (after the start delay has been dropped).
     public mutating func available() -> Int {
         dropStartDelay()
-        return max(0, Int(rubberband_available(state)))
+        let state = self.state
+        return max(0, Int(_unsafePerformance { rubberband_available(state) }))
     }
 
     /// Audio thread. Retrieves up to `frameCount` frames into the outputs at `offset`; returns how many.
     public mutating func retrieve(into planar: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frameCount: Int) -> Int {
         dropStartDelay()
+        let state = self.state, outputs = self.outputs
         for channel in 0..<channelCount { outputs[channel] = planar[channel] + offset }
-        return Int(rubberband_retrieve(state, outputs, UInt32(frameCount)))
+        return Int(_unsafePerformance { rubberband_retrieve(state, outputs, UInt32(frameCount)) })
     }
 
     /// Output frames between input and output (the start delay; it scales with 1/pitch).
-    public func latencyFrames() -> Int { Int(rubberband_get_start_delay(state)) }
+    public func latencyFrames() -> Int {
+        let state = self.state
+        return Int(_unsafePerformance { rubberband_get_start_delay(state) })
+    }
 
     private mutating func dropStartDelay() {
+        let state = self.state, outputs = self.outputs, scratch = dropScratch, frames = maxProcessFrames
         while dropRemaining > 0 {
-            let ready = Int(rubberband_available(state))
+            let ready = Int(_unsafePerformance { rubberband_available(state) })
             if ready <= 0 { return }
-            let n = min(dropRemaining, min(ready, maxProcessFrames))
-            for channel in 0..<channelCount { outputs[channel] = dropScratch + channel * maxProcessFrames }
-            dropRemaining -= Int(rubberband_retrieve(state, outputs, UInt32(n)))
+            let n = min(dropRemaining, min(ready, frames))
+            for channel in 0..<channelCount { outputs[channel] = scratch + channel * frames }
+            dropRemaining -= Int(_unsafePerformance { rubberband_retrieve(state, outputs, UInt32(n)) })
         }
     }
 }

@@ -18,12 +18,18 @@ public enum ControlCommand: Equatable, Sendable {
     /// Strike the minute repeater for a time of day, or for the local time now.
     case chime(hour: Int, minute: Int)
     case chimeNow
+    /// Speed (0.25 … 4), pitch (semitones, −24 … 24), relative changes, reset to 1 / 0.
+    case rate(Double)
+    case pitch(Double)
+    case rateBy(Double)
+    case pitchBy(Double)
+    case resetRatePitch
     case status
     case quit
     case help
 
     /// The commands of the stdin protocol, for error messages and the README.
-    public static let protocolSummary = "play, pause, toggle, seek TIME, a [TIME], b [TIME], loop A-B, loop on, loop off, gap TIME, chime [HH:MM], status, quit"
+    public static let protocolSummary = "play, pause, toggle, seek TIME, a [TIME], b [TIME], loop A-B, loop on, loop off, gap TIME, rate R, pitch S, chime [HH:MM], status, quit"
 
     /// Parses one line of the stdin protocol. Throws a one-line error for anything unknown or malformed.
     public init(line: String) throws(RepeaterError) {
@@ -64,6 +70,14 @@ public enum ControlCommand: Equatable, Sendable {
             default: self = .loop(try LoopSpec(parsing: text))
             }
         case "gap": self = .gap(try TimeSpec(parsing: try oneArgument("gap TIME (0 for none)")))
+        case "rate", "speed":
+            let text = try oneArgument("rate R (0.25 to 4; 0.8 plays at 80 %)")
+            guard let value = Double(text), (0.25...4).contains(value) else { throw .input("rate takes 0.25 to 4, not '\(text)'") }
+            self = .rate(value)
+        case "pitch":
+            let text = try oneArgument("pitch S (semitones, -24 to 24)")
+            guard let value = Double(text), (-24...24).contains(value) else { throw .input("pitch takes -24 to 24 semitones, not '\(text)'") }
+            self = .pitch(value)
         case "chime":
             guard arguments.count <= 1 else { throw .input("usage: chime [HH:MM]") }
             if let text = arguments.first {

@@ -45,6 +45,10 @@ public struct OfflineRenderer {
         let startFrame = configuration.startFrame
         let engine = Engine(configuration)
         let reader = DiskReader(file: file, engine: engine)
+        let supply = StretcherSupply(engine: engine, kind: options.sound.stretcher, sampleRate: info.sampleRate)
+        engine.controls.speed.store(options.sound.speed, ordering: .relaxed)
+        engine.controls.pitchSemitones.store(options.sound.pitch, ordering: .relaxed)
+        defer { supply.drain() }
         let writer = try AudioFileWriter(path: options.outputPath, format: format, sampleRate: info.sampleRate,
                                          channelCount: info.channelCount)
         let cycle = options.cycleFrames
@@ -62,8 +66,10 @@ public struct OfflineRenderer {
         }
         var written = 0
         var progress = ProgressBar(enabled: options.progress, total: expected, sampleRate: info.sampleRate)
+        if options.sound.speed != 1 && limit == nil { expected = Int(Double(expected) / options.sound.speed) }
         while limit.map({ written < $0 }) ?? true {
             reader.fill()
+            supply.service()
             planar.withUnsafeBufferPointer { outputs in
                 repeater_rtprobe_enter()
                 engine.render(frameCount: cycle, outputs: outputs.baseAddress!)

@@ -7,7 +7,7 @@ extension Player {
     static let keyHelp = """
     space play/pause · a / b set A / B here · l loop on/off · ←/→ seek 5 s · Home jump to A
     , / . move A 10 ms earlier / later · < / > move B 10 ms earlier / later · t chime the time
-    q quit · ? keys
+    [ / ] speed −/+5 % · { / } pitch −/+1 semitone · = speed 1, pitch 0 · q quit · ? keys
     """
 
     func command(for key: Key) -> ControlCommand? {
@@ -19,6 +19,11 @@ extension Player {
         case .character("b"): return .setB(nil)
         case .character("l"): return .toggleLoop
         case .character("t"): return .chimeNow
+        case .character("["): return .rateBy(-0.05)
+        case .character("]"): return .rateBy(0.05)
+        case .character("{"): return .pitchBy(-1)
+        case .character("}"): return .pitchBy(1)
+        case .character("="): return .resetRatePitch
         case .character(","): return .nudgeA(-0.010)
         case .character("."): return .nudgeA(0.010)
         case .character("<"): return .nudgeB(-0.010)
@@ -87,6 +92,19 @@ extension Player {
         case .chimeNow:
             let now = ChimeOptions.now()
             send(.chime(hour: now.hour, minute: now.minute))
+        case .rate(let value): engine.controls.speed.store(value, ordering: .relaxed)
+        case .pitch(let value): engine.controls.pitchSemitones.store(value, ordering: .relaxed)
+        case .rateBy(let delta):
+            let value = ((engine.controls.speed.load(ordering: .relaxed) + delta) * 100).rounded() / 100
+            guard (0.25...4).contains(value) else { return failed("speed stays between 0.25 and 4") }
+            engine.controls.speed.store(value, ordering: .relaxed)
+        case .pitchBy(let delta):
+            let value = engine.controls.pitchSemitones.load(ordering: .relaxed) + delta
+            guard (-24...24).contains(value) else { return failed("pitch stays between -24 and +24 semitones") }
+            engine.controls.pitchSemitones.store(value, ordering: .relaxed)
+        case .resetRatePitch:
+            engine.controls.speed.store(1, ordering: .relaxed)
+            engine.controls.pitchSemitones.store(0, ordering: .relaxed)
         case .status: printStatus(force: true)
         case .help:
             clearStatusLine()

@@ -97,6 +97,8 @@ extension Player {
             line.add("a_s", seconds(a))
             line.add("b", b)
             line.add("b_s", seconds(b))
+            line.add("rate", engine.controls.speed.load(ordering: .relaxed))
+            line.add("pitch", engine.controls.pitchSemitones.load(ordering: .relaxed))
             line.add("loop", loopOn)
             line.add("loops", passes)
             line.add("underruns", underruns)
@@ -112,7 +114,9 @@ extension Player {
             guard Terminal.stderrIsTerminal || force else { return }
             let symbol = state == "playing" ? "▶" : (state == "paused" ? "⏸" : "■")
             let loop = loopOn ? "  ⟲ \(time(a)) – \(time(b)) ×\(passes)" : ""
-            let text = "\(symbol) \(time(frame)) / \(time(info.frameCount))\(loop)  underruns \(underruns)   (? keys)"
+            let speed = engine.controls.speed.load(ordering: .relaxed), pitch = engine.controls.pitchSemitones.load(ordering: .relaxed)
+            let stretch = speed != 1 || pitch != 0 ? "  \(Int((speed * 100).rounded())) %" + (pitch != 0 ? " \(pitch > 0 ? "+" : "")\(pitch) st" : "") : ""
+            let text = "\(symbol) \(time(frame)) / \(time(info.frameCount))\(stretch)\(loop)  underruns \(underruns)   (? keys)"
             if Terminal.stderrIsTerminal {
                 Console.writeErr("\r\u{1b}[K" + text)
                 lastStatusLineLength = text.count

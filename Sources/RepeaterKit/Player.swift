@@ -26,6 +26,7 @@ public final class Player {
     let file: AudioFile
     let engine: Engine
     let reader: DiskReader
+    let supply: StretcherSupply
     private var server: JackServerProcess?
     var client: JackClient?
     private let terminal = Terminal()
@@ -43,6 +44,9 @@ public final class Player {
         engine = Engine(configuration, gongs: try Gongs.bank(sampleRate: file.info.sampleRate,
                                                               lowPath: options.chime.lowPath, highPath: options.chime.highPath))
         reader = DiskReader(file: file, engine: engine)
+        supply = StretcherSupply(engine: engine, kind: options.sound.stretcher, sampleRate: file.info.sampleRate)
+        engine.controls.speed.store(options.sound.speed, ordering: .relaxed)
+        engine.controls.pitchSemitones.store(options.sound.pitch, ordering: .relaxed)
     }
 
     /// Plays until the end, `q`/`quit`, or a signal. Returns the exit code.
@@ -64,6 +68,7 @@ public final class Player {
         }
         try client.registerOutputs(count: info.channelCount)
         reader.fill()  // the ring is full before the first cycle
+        supply.service()  // a primed stretcher is queued before the first cycle when --rate/--pitch ask
         Engine.warmUpRuntime()  // the Swift runtime's first-use work happens here, not on the audio thread
         client.attach(engine: engine)
         _ = repeater_rtprobe_init()
@@ -95,6 +100,7 @@ public final class Player {
                 throw RepeaterError(.jackShutdown, "the JACK server shut down; stopping")
             }
             if readInput() { return 0 }
+            supply.service()
             drainEvents()
             if finishedCycle >= 0 && engine.status.cycles.load(ordering: .relaxed) >= finishedCycle + 2 {
                 return 0  // the last frame's cycle has completed downstream too
@@ -150,6 +156,7 @@ public final class Player {
     private func shutDown() {
         client?.deactivate()
         reader.stop()
+        supply.drain()
         client?.close()
         client = nil
         terminal.restore()

@@ -41,6 +41,12 @@ public struct SoundOptions: Sendable {
     public var loops = 0
     public var gap: TimeSpec?
     public var declickMilliseconds = 0.0
+    /// Playback speed, pitch kept (0.25 … 4).
+    public var speed = 1.0
+    /// Pitch shift in semitones (−24 … 24).
+    public var pitch = 0.0
+    /// Rubber Band engine: R3 (`finer`, the default: it holds pitch on pure tones) or R2 (`faster`).
+    public var stretcher = Stretcher.Kind.finer
 
     public init() {}
 

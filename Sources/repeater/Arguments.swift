@@ -1,3 +1,4 @@
+import RepeaterEngine
 import RepeaterKit
 
 /// Walks the command line: `--name value`, `--name=value`, flags, and positional arguments.
@@ -60,6 +61,12 @@ func parseSoundOption(_ name: String, inline: String?, _ arguments: inout Argume
         guard let count = Int(text), count >= 1 else { throw .input("--loops takes a whole number of passes (1 or more), not '\(text)'") }
         sound.loops = count
     case "--gap": sound.gap = try parseTime(try arguments.value(for: name, inline: inline), option: name)
+    case "--rate": sound.speed = try parseNumber(try arguments.value(for: name, inline: inline), option: name, range: 0.25...4)
+    case "--pitch": sound.pitch = try parseNumber(try arguments.value(for: name, inline: inline), option: name, range: -24...24)
+    case "--engine":
+        let text = try arguments.value(for: name, inline: inline)
+        guard let kind = Stretcher.Kind(rawValue: text) else { throw .input("--engine takes finer (R3) or faster (R2), not '\(text)'") }
+        sound.stretcher = kind
     case "--declick":
         sound.declickMilliseconds = try parseNumber(try arguments.value(for: name, inline: inline), option: name, range: 0...500)
     default:

@@ -101,7 +101,7 @@ extension JackSuites {
             #expect(outcome.stderrLines == ["repeater: error: the JACK server shut down; stopping"])
         }
 
-        @Test("no allocation and no lock on the JACK process thread during a real run with loops, moves, gaps and chimes (preloaded counter)")
+        @Test("no allocation and no lock on the JACK process thread during a real run with loops, moves, gaps, chimes and speed changes (preloaded counter)")
         func realTimeSafetyUnderJack() throws {
             let library = productsDirectory + "/libRepeaterRTCheck.so"
             try #require(FileManager.default.fileExists(atPath: library), "build the RepeaterRTCheck product first (swift build)")
@@ -115,7 +115,7 @@ extension JackSuites {
                                    environment: ["LD_PRELOAD": library, "RTCHECK_REPORT": report], in: scratch.path)
             #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") })
             for command in ["pause", "play", "seek 0.2", "toggle", "toggle", "b 0.4", "a", "b", "a 0.05", "loop 0.2-0.3",
-                            "gap 0", "loop off", "loop on", "b 0.45", "chime 11:59", "chime 3:47"] {
+                            "gap 0", "loop off", "loop on", "b 0.45", "chime 11:59", "chime 3:47", "rate 0.8", "rate 1.3", "rate 1"] {
                 player.send(command)
                 usleep(20_000)
             }

@@ -10,7 +10,8 @@ struct ControlCommandTests {
         ("loop 1-2.5", .loop(LoopSpec(start: .seconds(1), end: .seconds(2.5)))),
         ("loop 0:30-end", .loop(LoopSpec(start: .seconds(30), end: nil))),
         ("loop on", .loopOn(true)), ("loop off", .loopOn(false)), ("gap 0.5", .gap(.seconds(0.5))),
-        ("  PLAY  ", .play),
+        ("  PLAY  ", .play), ("rate 0.8", .rate(0.8)), ("pitch -0.5", .pitch(-0.5)), ("chime 3:47", .chime(hour: 3, minute: 47)),
+        ("chime", .chimeNow),
     ])
     func parses(line: String, command: ControlCommand) throws {
         #expect(try ControlCommand(line: line) == command)
@@ -19,7 +20,8 @@ struct ControlCommandTests {
     @Test("unknown and malformed commands are refused with a one-line reason", arguments: [
         ("jump 3", "unknown command 'jump'"), ("seek", "usage: seek TIME"), ("seek x", "'x' is not a time"),
         ("a 1 2", "usage: a [TIME]"), ("loop", "usage: loop A-B"), ("loop 3", "'3' is not a loop"),
-        ("loop 1-x", "'x' is not a time"), ("gap", "usage: gap TIME"), ("play now", "'play' takes no argument"),
+        ("loop 1-x", "'x' is not a time"), ("rate 5", "rate takes 0.25 to 4"), ("pitch 30", "pitch takes -24 to 24"),
+        ("chime 25:00", "not a time of day"), ("gap", "usage: gap TIME"), ("play now", "'play' takes no argument"),
     ])
     func refuses(line: String, reason: String) {
         #expect {

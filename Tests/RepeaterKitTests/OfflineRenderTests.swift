@@ -75,3 +75,31 @@ struct OfflineRenderTests {
         #expect(finished >= 0)
     }
 }
+
+@Suite("Offline render with speed and pitch")
+struct StretchRenderTests {
+    @Test("render --rate 0.5 keeps a 440 Hz sine at 440 ± 1 Hz and doubles its length (±0.5 %); --rate 1 is bit-exact")
+    func rate() throws {
+        let scratch = ScratchDirectory()
+        let input = scratch.file("sine.wav")
+        let writer = try AudioFileWriter(path: input, format: .wav, sampleRate: 48_000, channelCount: 1)
+        let sine = (0..<(4 * 48_000)).map { Float(0.5 * sin(2 * Double.pi * 440 * Double($0) / 48_000)) }
+        try sine.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frameCount: sine.count) }
+        writer.close()
+        var options = RenderOptions(inputPath: input, outputPath: scratch.file("slow.wav"))
+        options.sound.speed = 0.5
+        let frames = try OfflineRenderer(options: options).run()
+        #expect(abs(Double(frames) / Double(8 * 48_000) - 1) <= 0.005, "\(frames) frames")
+        let slow = try readAll(scratch.file("slow.wav")).samples
+        var crossings: [Double] = []
+        for n in 48_000..<(7 * 48_000) where slow[n - 1] < 0 && slow[n] >= 0 {
+            crossings.append(Double(n - 1) + Double(-slow[n - 1] / (slow[n] - slow[n - 1])))
+        }
+        let frequency = 48_000 * Double(crossings.count - 1) / (crossings.last! - crossings.first!)
+        #expect(abs(frequency - 440) <= 1, "\(frequency) Hz")
+        options.outputPath = scratch.file("same.wav")
+        options.sound.speed = 1
+        try OfflineRenderer(options: options).run()
+        #expect(try readAll(scratch.file("same.wav")).samples == sine)
+    }
+}
