@@ -34,15 +34,21 @@ public final class Engine: @unchecked Sendable {
         public var seamFadeFrames: Int
         /// Stop after this many passes through B (0: loop forever).
         public var maxPasses: Int
-        /// The output sample rate (for the chime's schedule).
+        /// The output sample rate (the chime's schedule; resampling when it differs from the source's).
         public var sampleRate: Int
+        /// The source's sample rate (0: the same as the output's).
+        public var sourceSampleRate: Int
         /// Scales every interval of the chime (1: the standard spacing).
         public var chimeTempo: Double
+
+        /// Source frames per output frame at speed 1 (1 when the rates match).
+        public var baseRate: Double { sourceSampleRate > 0 ? Double(sourceSampleRate) / Double(sampleRate) : 1 }
 
         public init(channelCount: Int, sourceFrameCount: Int = Int.max / 4, startFrame: Int = 0,
                     blockFrames: Int = 2048, blockCount: Int = 64, declickFrames: Int = 256,
                     headFrames: Int = 96_000, loop: (a: Int, b: Int)? = nil, gapFrames: Int = 0,
-                    seamFadeFrames: Int = 0, maxPasses: Int = 0, sampleRate: Int = 48_000, chimeTempo: Double = 1) {
+                    seamFadeFrames: Int = 0, maxPasses: Int = 0, sampleRate: Int = 48_000, sourceSampleRate: Int = 0,
+                    chimeTempo: Double = 1) {
             self.channelCount = channelCount
             self.sourceFrameCount = sourceFrameCount
             self.startFrame = startFrame
@@ -55,6 +61,7 @@ public final class Engine: @unchecked Sendable {
             self.seamFadeFrames = seamFadeFrames
             self.maxPasses = maxPasses
             self.sampleRate = sampleRate
+            self.sourceSampleRate = sourceSampleRate
             self.chimeTempo = chimeTempo
         }
     }
@@ -282,7 +289,7 @@ public final class Engine: @unchecked Sendable {
     func audibleFrame() -> Int {
         let latency = controls.latencyFrames.load(ordering: .relaxed)
         if stretcher != nil {
-            let input = stretchStreamBase &+ Int(inputCursor - Double(latency) * currentSpeed)
+            let input = stretchStreamBase &+ Int(inputCursor - Double(latency) * currentSpeed * configuration.baseRate)
             return log.sourceFrame(atOutput: input, fallback: playhead)
         }
         return log.sourceFrame(atOutput: renderedFrames &- latency, fallback: playhead)

