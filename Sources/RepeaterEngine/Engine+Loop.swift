@@ -139,7 +139,7 @@ extension Engine {
         if configuration.seamFadeFrames > 0 { captureSeamTail(from: from) }
         enterHead(slot: slot, at: loopA)
         gapRemaining = gapFrames
-        post(.wrap(count: passes, from: from, to: loopA, outputFrame: outputFrame))
+        postWrap(count: passes, from: from, to: loopA, streamFrame: outputFrame)
     }
 
     /// At B on the last pass asked for (`maxPasses`): the source ends here.

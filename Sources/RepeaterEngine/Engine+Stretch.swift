@@ -42,12 +42,47 @@ extension Engine {
         stretcher.pointee.setRatios(time: 1 / (baseRate * currentSpeed), pitch: baseRate * semitoneRatio(cents / 100))
     }
 
+    /// A wrap in the pulled stream. In bypass that is the output; through the stretcher it is heard
+    /// later, so the event waits until the output reaches it (and then carries the output frame).
+    func postWrap(count: Int, from: Int, to: Int, streamFrame: Int) {
+        if stretcher == nil || streamFrame < stretchStreamBase {
+            post(.wrap(count: count, from: from, to: to, outputFrame: streamFrame))
+            return
+        }
+        if pendingWrapCount == pendingWrapCapacity {  // more wraps in flight than fit: report now
+            post(.wrap(count: count, from: from, to: to, outputFrame: renderedFrames))
+            return
+        }
+        let index = (pendingWrapFirst + pendingWrapCount) % pendingWrapCapacity
+        pendingWraps[index * 4] = count
+        pendingWraps[index * 4 + 1] = from
+        pendingWraps[index * 4 + 2] = to
+        pendingWraps[index * 4 + 3] = streamFrame - stretchStreamBase
+        pendingWrapCount += 1
+    }
+
+    /// Posts the waiting wraps whose input frame the output has reached between input frames
+    /// `fromInput` and `toInput`, which output frames [outputFrame, …) carried at `step` input
+    /// frames per output frame.
+    func postReachedWraps(fromInput: Double, toInput: Double, outputFrame: Int, step: Double) {
+        while pendingWrapCount > 0 {
+            let base = pendingWrapFirst * 4
+            let input = Double(pendingWraps[base + 3])
+            if input >= toInput { return }
+            let offset = max(0, Int((input - fromInput) / step + 0.5))
+            post(.wrap(count: pendingWraps[base], from: pendingWraps[base + 1], to: pendingWraps[base + 2], outputFrame: outputFrame + offset))
+            pendingWrapFirst = (pendingWrapFirst + 1) % pendingWrapCapacity
+            pendingWrapCount -= 1
+        }
+    }
+
     /// At the bottom of the fade: hands over between bypass and a stretcher.
     func switchStretcher() {
         pendingModeSwitch = false
         if let used = stretcher {
             let frame = log.sourceFrame(atOutput: stretchStreamBase &+ Int(inputCursor), fallback: playhead)
             stretcher = nil
+            postReachedWraps(fromInput: inputCursor, toInput: Double(Int.max), outputFrame: renderedFrames, step: 1)
             if !usedStretchers.push(UInt(bitPattern: used)) { status.lostRequests.add(1, ordering: .relaxed) }
             currentSpeed = 1
             currentPitch = 0
@@ -78,8 +113,10 @@ extension Engine {
                 let step = currentSpeed * configuration.baseRate  // input frames per output frame
                 if realEnd >= 0 { n = min(n, Int((Double(realEnd) - inputCursor) / step) + 1) }
                 let got = stretcher.pointee.retrieve(into: outputs, offset: offset + produced, frameCount: n)
-                produced += got
+                let before = inputCursor
                 inputCursor += Double(got) * step
+                postReachedWraps(fromInput: before, toInput: inputCursor, outputFrame: renderedFrames &+ offset &+ produced, step: step)
+                produced += got
                 continue
             }
             let required = stretcher.pointee.samplesRequired()

@@ -141,6 +141,11 @@ public final class Engine: @unchecked Sendable {
     /// When the source has ended: the fed frame after the last real one (-1 before).
     var realEnd = -1
     let stretchInputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    /// Wraps fed to the stretcher and not yet heard: (count, from, to, input frame) × capacity.
+    let pendingWraps: UnsafeMutablePointer<Int>
+    let pendingWrapCapacity = 256
+    var pendingWrapFirst = 0
+    var pendingWrapCount = 0
 
     // minute repeater
     var chime = ChimeSchedule(hour: 0, minute: 0, sampleRate: 1)
@@ -166,6 +171,8 @@ public final class Engine: @unchecked Sendable {
         slotFrame.initialize(repeating: -1, count: 3)
         slotCount = .allocate(capacity: 3)
         slotCount.initialize(repeating: 0, count: 3)
+        pendingWraps = .allocate(capacity: 256 * 4)
+        pendingWraps.initialize(repeating: 0, count: 256 * 4)
         stretchInputs = .allocate(capacity: configuration.channelCount)
         for channel in 0..<configuration.channelCount {
             let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 8192)
@@ -195,6 +202,7 @@ public final class Engine: @unchecked Sendable {
     deinit {
         for channel in 0..<channelCount { stretchInputs[channel].deallocate() }
         stretchInputs.deallocate()
+        pendingWraps.deallocate()
         if let stretcher {
             stretcher.deinitialize(count: 1)
             stretcher.deallocate()

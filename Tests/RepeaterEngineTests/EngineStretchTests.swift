@@ -133,3 +133,50 @@ struct EngineResampleTests {
         reclaimStretchers(engine)
     }
 }
+
+@Suite("Engine: loops while stretching")
+struct EngineStretchLoopTests {
+    @Test("a 1 s loop at speed 0.75 repeats every 1.3333 s of output; over 20 loops the drift stays under one period")
+    func loopDrift() {
+        let engine = Engine(.init(channelCount: 1, sourceFrameCount: 480_000, startFrame: 48_000, blockFrames: 2048, blockCount: 16,
+                                  headFrames: 96_000, loop: (a: 48_000, b: 96_000)))
+        engine.controls.speed.store(0.75, ordering: .relaxed)
+        queueStretcher(engine, speed: 0.75)
+        let feeder = RampFeeder(engine: engine, totalFrames: 480_000) { frame, _ in Float(0.3 * sin(2 * Double.pi * 330 * Double(frame) / 48_000)) }
+        let driver = CycleDriver(engine: engine)
+        driver.run(total: 23 * 64_000, pattern: [256], feeder: feeder)
+        let wraps = wrapEvents(driver.events())
+        #expect(wraps.count >= 21)
+        let outputs = wraps.prefix(21).map(\.outputFrame)
+        let drift = (outputs[20] - outputs[0]) - 20 * 64_000
+        #expect(abs(drift) < 256, "20 loops took \(outputs[20] - outputs[0]) output frames, drift \(drift)")
+        for (earlier, later) in zip(outputs, outputs.dropFirst()) { #expect(abs((later - earlier) - 64_000) < 256) }
+        reclaimStretchers(engine)
+    }
+
+    @Test("the same, heard: a click at A comes out of the stretcher every 64000 frames, 20 loops within one period")
+    func loopDriftInTheAudio() {
+        let engine = Engine(.init(channelCount: 1, sourceFrameCount: 480_000, startFrame: 48_000, blockFrames: 2048, blockCount: 16,
+                                  headFrames: 96_000, loop: (a: 48_000, b: 96_000)))
+        engine.controls.speed.store(0.75, ordering: .relaxed)
+        queueStretcher(engine, speed: 0.75)
+        // Quiet noise-free source with a short burst at 1.25 s (inside the loop): one marker per pass.
+        let feeder = RampFeeder(engine: engine, totalFrames: 480_000) { frame, _ in
+            let t = frame - 60_000
+            return (0..<96).contains(t) ? Float(0.9 * sin(2 * Double.pi * Double(t) / 24)) : 0
+        }
+        let driver = CycleDriver(engine: engine)
+        driver.run(total: 23 * 64_000, pattern: [256], feeder: feeder)
+        var markers: [Int] = []
+        for (n, value) in driver.output[0].enumerated() where abs(value) > 0.3 {
+            if let last = markers.last, n - last < 20_000 { continue }
+            markers.append(n)
+        }
+        #expect(markers.count >= 21)
+        if markers.count >= 21 {
+            let drift = (markers[20] - markers[0]) - 20 * 64_000
+            #expect(abs(drift) < 256, "20 loops took \(markers[20] - markers[0]) output frames, drift \(drift)")
+        }
+        reclaimStretchers(engine)
+    }
+}
