@@ -82,6 +82,7 @@ extension Engine {
         if let used = stretcher {
             let frame = log.sourceFrame(atOutput: stretchStreamBase &+ Int(inputCursor), fallback: playhead)
             stretcher = nil
+            status.processingLatency.store(0, ordering: .relaxed)
             postReachedWraps(fromInput: inputCursor, toInput: Double(Int.max), outputFrame: renderedFrames, step: 1)
             if !usedStretchers.push(UInt(bitPattern: used)) { status.lostRequests.add(1, ordering: .relaxed) }
             currentSpeed = 1
@@ -92,6 +93,7 @@ extension Engine {
         }
         guard let bits = freshStretchers.pop(), let fresh = UnsafeMutablePointer<Stretcher>(bitPattern: bits) else { return }
         stretcher = fresh
+        status.processingLatency.store(fresh.pointee.latencyFrames(), ordering: .relaxed)
         inputCursor = Double(fedFrames)
         realEnd = -1
         if sourceEnded { realEnd = fedFrames }

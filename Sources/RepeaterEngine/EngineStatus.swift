@@ -12,6 +12,8 @@ public struct EngineStatus: ~Copyable, Sendable {
     public let loopA = Atomic<Int>(0)
     public let loopB = Atomic<Int>(0)
     public let loopOn = Atomic<Bool>(false)
+    /// Frames the stretcher delays the output by (0 in bypass): the ports report it to JACK.
+    public let processingLatency = Atomic<Int>(0)
     /// Passes completed through B.
     public let passes = Atomic<Int>(0)
     /// Completed `render` calls.

@@ -58,6 +58,17 @@ func repeaterJackProcess(_ frameCount: jack_nframes_t, _ argument: UnsafeMutable
     return 0
 }
 
+/// JACK's latency callback (not the process thread): output ports report the stretcher's delay as
+/// their capture latency, so that recorders downstream can compensate (`jack_lsp -l` shows it).
+func repeaterJackLatency(_ mode: jack_latency_callback_mode_t, _ argument: UnsafeMutableRawPointer?) {
+    guard mode == JackCaptureLatency else { return }
+    Unmanaged<JackProcessContext>.fromOpaque(argument!)._withUnsafeGuaranteedRef { context in
+        let latency = UInt32(max(0, context.engine.status.processingLatency.load(ordering: .relaxed)))
+        var range = jack_latency_range_t(min: latency, max: latency)
+        for channel in 0..<context.channelCount { jack_port_set_latency_range(context.ports[channel], JackCaptureLatency, &range) }
+    }
+}
+
 /// JACK's notification thread; must behave like a signal handler.
 func repeaterJackShutdown(_ code: jack_status_t, _ reason: UnsafePointer<CChar>?, _ argument: UnsafeMutableRawPointer?) {
     Unmanaged<JackNotifications>.fromOpaque(argument!)._withUnsafeGuaranteedRef {

@@ -88,6 +88,7 @@ public final class JackClient {
         let context = Unmanaged.passRetained(JackProcessContext(engine: engine, ports: ports))
         self.context = context
         jack_set_process_callback(handle, repeaterJackProcess, context.toOpaque())
+        jack_set_latency_callback(handle, repeaterJackLatency, context.toOpaque())
     }
 
     public func activate() throws(RepeaterError) {
@@ -141,6 +142,17 @@ public final class JackClient {
         guard let port = ports.first else { return 0 }
         var range = jack_latency_range_t()
         jack_port_get_latency_range(port, JackPlaybackLatency, &range)
+        return Int(range.max)
+    }
+
+    /// Control thread: asks JACK to recompute latencies (after the stretcher's delay changed).
+    public func recomputeLatencies() { jack_recompute_total_latencies(handle) }
+
+    /// The capture latency our first port reports (what `jack_lsp -l` shows).
+    public var reportedLatencyFrames: Int {
+        guard let port = ports.first else { return 0 }
+        var range = jack_latency_range_t()
+        jack_port_get_latency_range(port, JackCaptureLatency, &range)
         return Int(range.max)
     }
 

@@ -99,6 +99,7 @@ extension Player {
             line.add("b_s", seconds(b))
             line.add("rate", engine.controls.speed.load(ordering: .relaxed))
             line.add("pitch", engine.controls.pitchSemitones.load(ordering: .relaxed))
+            line.add("latency", engine.status.processingLatency.load(ordering: .relaxed))
             line.add("loop", loopOn)
             line.add("loops", passes)
             line.add("underruns", underruns)

@@ -35,6 +35,7 @@ public final class Player {
     private var stdinOpen = true
     private var pendingInput: [UInt8] = []
     var finishedCycle = -1
+    private var reportedLatency = 0
     var lastStatusLineLength = 0
 
     /// Opens the file and checks the options; nothing touches JACK yet.
@@ -115,6 +116,11 @@ public final class Player {
             }
             if readInput() { return 0 }
             supply.service()
+            let latency = engine.status.processingLatency.load(ordering: .relaxed)
+            if latency != reportedLatency {
+                reportedLatency = latency
+                client.recomputeLatencies()
+            }
             drainEvents()
             if finishedCycle >= 0 && engine.status.cycles.load(ordering: .relaxed) >= finishedCycle + 2 {
                 return 0  // the last frame's cycle has completed downstream too

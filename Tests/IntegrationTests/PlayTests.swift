@@ -74,6 +74,24 @@ extension JackSuites {
             #expect(!outcome.stderr.contains("error"))
         }
 
+        @Test("--rate 0.8: the ports report the stretcher's delay to JACK (jack_lsp -l), and the speed shows in the status")
+        func stretcherLatency() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            try writeRamp(path: scratch.file("ramp.wav"), frames: 48_000 * 10, channels: 2, format: .wav16)
+            let player = try Child(repeaterPath, ["play", "ramp.wav", "--server", server.name, "--name", "rl", "--connect", "none",
+                                                  "--status", "json", "--rate", "0.8"], in: scratch.path)
+            #expect(player.waitForOutput { $0.contains("\"rate\":0.8") && !$0.contains("\"latency\":0,") })
+            usleep(200_000)
+            let lsp = try run("/usr/bin/jack_lsp", ["-s", server.name, "-l", "rl:out_1"], in: scratch.path)
+            player.send("quit")
+            #expect(player.finish(timeout: 10).status == 0)
+            let match = lsp.stdout.range(of: #"capture latency = \[ (\d+) (\d+) \]"#, options: .regularExpression)
+            let text = match.map { String(lsp.stdout[$0]) } ?? ""
+            let numbers = text.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+            #expect(numbers.count == 2 && numbers[0] >= 1024 && numbers[0] == numbers[1], "jack_lsp: \(lsp.stdout)")
+        }
+
         @Test("--start-server plays on a private server, says which, and stops it on exit")
         func startServer() throws {
             let scratch = ScratchDirectory()
