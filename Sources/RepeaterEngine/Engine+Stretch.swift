@@ -93,6 +93,7 @@ extension Engine {
         }
         guard let bits = freshStretchers.pop(), let fresh = UnsafeMutablePointer<Stretcher>(bitPattern: bits) else { return }
         stretcher = fresh
+        stretchCatchingUp = true
         status.processingLatency.store(fresh.pointee.latencyFrames(), ordering: .relaxed)
         inputCursor = Double(fedFrames)
         realEnd = -1
@@ -106,6 +107,7 @@ extension Engine {
         guard let stretcher else { return 0 }
         var produced = 0
         var rounds = 0
+        var processed = 0
         while produced < count, rounds < 64 {
             rounds += 1
             if realEnd >= 0, inputCursor >= Double(realEnd) { break }  // the tail is out
@@ -115,13 +117,22 @@ extension Engine {
                 let step = currentSpeed * configuration.baseRate  // input frames per output frame
                 if realEnd >= 0 { n = min(n, Int((Double(realEnd) - inputCursor) / step) + 1) }
                 let got = stretcher.pointee.retrieve(into: outputs, offset: offset + produced, frameCount: n)
+                if got > 0 { stretchCatchingUp = false }
                 let before = inputCursor
                 inputCursor += Double(got) * step
                 postReachedWraps(fromInput: before, toInput: inputCursor, outputFrame: renderedFrames &+ offset &+ produced, step: step)
                 produced += got
                 continue
             }
-            let required = stretcher.pointee.samplesRequired()
+            var required = stretcher.pointee.samplesRequired()
+            if stretchCatchingUp { required = min(required, 512) }  // small bites while it fills
+            if stretchCatchingUp, processed + required > 1024 {
+                // Just switched: the stretcher fills its delay line over a few cycles of silence
+                // (the fade is at zero anyway) instead of in one burst longer than a period.
+                awaitingSeekData = true
+                break
+            }
+            processed += required
             var got = 0
             if realEnd < 0 {
                 got = pull(into: UnsafePointer(stretchInputs), at: 0, count: required, streamFrame: stretchStreamBase &+ fedFrames)

@@ -35,7 +35,7 @@ extension Engine {
             engine.blocks.publish(BlockTag(startFrame: position, frameCount: end ? 0 : 16, generation: generation, isEnd: end))
             position += end ? 0 : 16
         }
-        let steps: [EngineCommand?] = [nil, .pause, .play, .toggle, .toggle, .setA(frame: nil), .setB(frame: nil),
+        let steps: [EngineCommand?] = [nil, .start, .pause, .play, .toggle, .toggle, .setA(frame: nil), .setB(frame: nil),
                                        .setLoop(a: 2, b: 30), .setA(frame: 6), .setB(frame: 20), .gap(frames: 1),
                                        .loopEnabled(false), .loopEnabled(true), .seekToA, .seek(frame: 100),
                                        .setA(frame: 50), .loopEnabled(false), .chime(hour: 1, minute: 1),

@@ -34,6 +34,9 @@ public final class Engine: @unchecked Sendable {
         public var seamFadeFrames: Int
         /// Stop after this many passes through B (0: loop forever).
         public var maxPasses: Int
+        /// Output silence without consuming anything until `.start` (the player connects its ports
+        /// first, so that the first frame reaches them).
+        public var startsHeld = false
         /// The output sample rate (the chime's schedule; resampling when it differs from the source's).
         public var sampleRate: Int
         /// The source's sample rate (0: the same as the output's).
@@ -94,6 +97,7 @@ public final class Engine: @unchecked Sendable {
     var awaitingSeekData = false
     var finishedReported = false
     var wantPlaying = true
+    var held: Bool
     var pendingSeek = -1
     /// Gain of the declick ramp, in steps of 1/declickFrames: 0 = silent, declickFrames = unity.
     var rampPosition: Int
@@ -132,6 +136,8 @@ public final class Engine: @unchecked Sendable {
     /// The stretcher in use, or nil (bypass: the output is the source, bit for bit).
     var stretcher: UnsafeMutablePointer<Stretcher>?
     var pendingModeSwitch = false
+    /// Just switched to a stretcher that has not produced yet (its delay line is filling).
+    var stretchCatchingUp = false
     var currentSpeed = 1.0
     var currentPitch = 0.0
     /// Stretcher input frames fed, ever (the stretch side of the output log is indexed by these).
@@ -163,6 +169,7 @@ public final class Engine: @unchecked Sendable {
                            blockCount: configuration.blockCount)
         heads = LoopHeadCache(slotCount: 3, slotFrames: configuration.headFrames, channelCount: configuration.channelCount)
         playhead = configuration.startFrame
+        held = configuration.startsHeld
         status = EngineStatus(startFrame: configuration.startFrame)
         rampPosition = configuration.declickFrames
         loopB = configuration.sourceFrameCount
@@ -240,6 +247,11 @@ public final class Engine: @unchecked Sendable {
         updateStretch()
         dropStaleBlocks()
         var done = 0
+        if held {
+            silence(outputs, from: 0, count: frameCount)
+            log.append(outputFrame: renderedFrames, sourceFrame: playhead, frameCount: frameCount, isSilence: true)
+            done = frameCount
+        }
         while done < frameCount {
             let up = rampingUp
             if rampPosition == 0, !up {
@@ -314,6 +326,7 @@ public final class Engine: @unchecked Sendable {
         while let command = commands.pop() {
             switch command {
             case .play: wantPlaying = true
+            case .start: held = false
             case .pause: wantPlaying = false
             case .toggle: wantPlaying.toggle()
             case .seek(let frame): pendingSeek = max(0, frame)

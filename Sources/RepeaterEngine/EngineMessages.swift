@@ -3,6 +3,8 @@
 public enum EngineCommand: BitwiseCopyable, Sendable, Equatable {
     case play
     case pause
+    /// Ends the initial hold (`Configuration.startsHeld`): playback begins, with no fade.
+    case start
     case toggle
     /// Continue from this source frame (after a short fade out; the fade in follows).
     case seek(frame: Int)

@@ -53,6 +53,7 @@ public final class Player {
     private func makeEngine(outputRate: Int) throws(RepeaterError) {
         var configuration = self.configuration
         configuration.sampleRate = outputRate
+        configuration.startsHeld = true  // until the ports are connected: the first frame must reach them
         configuration.sourceSampleRate = file.info.sampleRate
         let engine = Engine(configuration, gongs: try Gongs.bank(sampleRate: outputRate, lowPath: options.chime.lowPath,
                                                                   highPath: options.chime.highPath))
@@ -90,6 +91,7 @@ public final class Player {
         try client.activate()
         for warning in client.connect(options.connect) { Console.warning(warning) }
         engine.controls.latencyFrames.store(client.outputLatencyFrames, ordering: .relaxed)
+        send(.start)
         reader.start()
         if Terminal.stdinIsTerminal { terminal.enterRawMode() }
         if options.status == .json {

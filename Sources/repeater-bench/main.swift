@@ -4,8 +4,8 @@
 //
 //   swift run -c release repeater-bench [--seconds 60]
 //
-// (Issue 4 groundwork: the engine does not run the stretcher yet, so "engine" here is the wrapper
-// the engine will call.)
+// Three loops per case: "bare" (librubberband alone), "wrapper" (the `Stretcher` type alone), and
+// "engine" (the whole `Engine.render` path: ring, loop logic, stretcher hand-off, fades, log).
 import CRubberBand
 import Foundation
 import RepeaterEngine
@@ -127,17 +127,63 @@ func runBare(_ signal: [[Float]], kind: Stretcher.Kind, timeRatio: Double, pitch
     return summarize(blocks, total: total, outputFrames: produced)
 }
 
+/// The whole engine, fed synchronously from memory (standing in for the disk thread), 256-frame cycles.
+func runEngine(_ signal: [[Float]], kind: Stretcher.Kind?, speed: Double, pitch: Double) -> Figures {
+    let engine = Engine(.init(channelCount: channels, sourceFrameCount: frames, blockFrames: 2048, blockCount: 32,
+                              sampleRate: rate))
+    engine.controls.speed.store(speed, ordering: .relaxed)
+    engine.controls.pitchSemitones.store(pitch, ordering: .relaxed)
+    if let kind {
+        let stretcher = UnsafeMutablePointer<Stretcher>.allocate(capacity: 1)
+        stretcher.initialize(to: Stretcher(kind: kind, sampleRate: rate, channelCount: channels, timeRatio: 1 / speed,
+                                           pitchScale: pow(2, pitch / 12)))
+        engine.freshStretchers.push(UInt(bitPattern: stretcher))
+    }
+    var position = 0
+    func feed() {
+        while position < frames, let slot = engine.blocks.writableSlot() {
+            let count = min(engine.blocks.blockFrames, frames - position)
+            for channel in 0..<channels {
+                signal[channel].withUnsafeBufferPointer { engine.blocks.channel(channel, ofSlot: slot).update(from: $0.baseAddress! + position, count: count) }
+            }
+            engine.blocks.publish(BlockTag(startFrame: position, frameCount: count, generation: 0))
+            position += count
+        }
+    }
+    let output = (0..<channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: period) }
+    var blocks: [UInt64] = []
+    var produced = 0
+    let expected = Int(Double(frames) / speed)
+    var total: UInt64 = 0
+    while produced < expected {
+        feed()
+        let t0 = now()
+        output.withUnsafeBufferPointer { engine.render(frameCount: period, outputs: $0.baseAddress!) }
+        let spent = now() - t0
+        total += spent
+        blocks.append(spent)
+        produced += period
+    }
+    output.forEach { $0.deallocate() }
+    return summarize(blocks, total: total, outputFrames: produced)
+}
+
 let signal = musicLike()
 print("repeater-bench: \(Int(seconds)) s stereo 48 kHz music-like signal, 256-frame periods (\(String(format: "%.3f", 256.0 / 48.0)) ms)")
 func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
-print("case         engine  loop     CPU s/audio s  worst/period  p99.9/period  wrapper/bare")
-let cases: [(String, Double, Double)] = [("speed 0.75", 1 / 0.75, 1), ("speed 1.25", 1 / 1.25, 1), ("pitch +3", 1, pow(2, 3.0 / 12))]
-for (name, timeRatio, pitchScale) in cases {
+print("case         engine  loop     CPU s/audio s  worst/period  p99.9/period  vs bare")
+let bypass = runEngine(signal, kind: nil, speed: 1, pitch: 0)
+print(pad("speed 1.0", 13) + pad("bypass", 8) + pad("engine", 9)
+      + String(format: "%13.4f %13.3f %13.3f", bypass.cpuPerAudioSecond, bypass.worst, bypass.p999))
+let cases: [(String, Double, Double)] = [("speed 0.75", 0.75, 0), ("speed 1.25", 1.25, 0), ("pitch +3", 1, 3)]
+for (name, speed, pitch) in cases {
     for kind in [Stretcher.Kind.faster, .finer] {
+        let timeRatio = 1 / speed, pitchScale = pow(2, pitch / 12)
         let bare = runBare(signal, kind: kind, timeRatio: timeRatio, pitchScale: pitchScale)
         let wrapped = runWrapper(signal, kind: kind, timeRatio: timeRatio, pitchScale: pitchScale)
-        for (label, figures) in [("bare", bare), ("wrapper", wrapped)] {
-            let ratio = label == "wrapper" ? String(format: "%.3f", wrapped.cpuPerAudioSecond / bare.cpuPerAudioSecond) : ""
+        let whole = runEngine(signal, kind: kind, speed: speed, pitch: pitch)
+        for (label, figures) in [("bare", bare), ("wrapper", wrapped), ("engine", whole)] {
+            let ratio = label == "bare" ? "" : String(format: "%.3f", figures.cpuPerAudioSecond / bare.cpuPerAudioSecond)
             print(pad(name, 13) + pad(kind.rawValue, 8) + pad(label, 9)
                   + String(format: "%13.4f %13.3f %13.3f  ", figures.cpuPerAudioSecond, figures.worst, figures.p999) + ratio)
         }
