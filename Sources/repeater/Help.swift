@@ -28,6 +28,9 @@ OPTIONS
   --loops N         play N passes through the loop, then exit (default: forever)
   --gap TIME        silence before each repetition (repeat after the speaker)
   --declick MS      crossfade MS milliseconds across the loop seam (default 0: exact)
+  --rate R          speed, pitch kept: 0.25 to 4 (0.8 plays at 80 %)
+  --pitch S         pitch shift in semitones, -24 to 24 (fractions allowed)
+  --engine E        finer (Rubber Band R3, the default) or faster (R2)
   --start-server    start a private jackd (ALSA with a sound card, else the dummy
                     backend) and stop it on exit
   --chime-tempo X   scale the minute repeater's intervals (t key, `chime` command)
@@ -41,7 +44,7 @@ OPTIONS
 KEYS (on a terminal): space play/pause · a / b set A / B here · l loop on/off
   ←/→ seek 5 s · Home jump to A · , / . move A ∓10 ms · < / > move B ∓10 ms · ? keys · q quit
 STDIN (otherwise), one command per line: play, pause, toggle, seek TIME, a [TIME], b [TIME],
-  loop A-B, loop on, loop off, gap TIME, chime [HH:MM], status, quit
+  loop A-B, loop on, loop off, gap TIME, rate R, pitch S, chime [HH:MM], status, quit
 EXIT: 0 done · 2 bad input or no JACK server · 3 the JACK server went away
 """
 
@@ -61,7 +64,7 @@ OPTIONS
                     without it the extension of OUT decides
   --from TIME       start at TIME
   --duration TIME   stop after TIME of output (default: to the end of the file)
-  --loop A-B, --loops N, --gap TIME, --declick MS
+  --loop A-B, --loops N, --gap TIME, --declick MS, --rate R, --pitch S, --engine E
                     as for play; a loop needs --loops or --duration
 """
 
