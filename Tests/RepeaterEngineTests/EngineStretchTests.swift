@@ -29,11 +29,7 @@ struct EngineStretchTests {
         queueStretcher(engine)
         let feeder = RampFeeder(engine: engine, totalFrames: frames) { frame, _ in Float(0.5 * sin(2 * Double.pi * 440 * Double(frame) / 48_000)) }
         let driver = CycleDriver(engine: engine)
-        var cycles = 0
-        while engine.status.finishedCycle.load(ordering: .relaxed) < 0, cycles < 2000 {
-            driver.cycle(256, feeder: feeder)
-            cycles += 1
-        }
+        driver.runUntilFinished(feeder: feeder)
         let output = driver.output[0]
         let events = driver.events()
         guard case .finished(_, _, let end)? = events.first(where: { if case .finished = $0 { return true } else { return false } }) else {
@@ -103,11 +99,7 @@ struct EngineResampleTests {
         engine.freshStretchers.push(UInt(bitPattern: pointer))
         let feeder = RampFeeder(engine: engine, totalFrames: frames) { frame, _ in Float(0.5 * sin(2 * Double.pi * 1000 * Double(frame) / 44_100)) }
         let driver = CycleDriver(engine: engine)
-        var cycles = 0
-        while engine.status.finishedCycle.load(ordering: .relaxed) < 0, cycles < 2000 {
-            driver.cycle(256, feeder: feeder)
-            cycles += 1
-        }
+        driver.runUntilFinished(feeder: feeder)
         let output = driver.output[0]
         let end = output.lastIndex { abs($0) > 0.05 }.map { $0 + 1 } ?? 0
         #expect(abs(Double(end) / Double(4 * 48_000) - 1) <= 0.005, "\(end) frames at 48 kHz")

@@ -113,6 +113,15 @@ final class CycleDriver {
         }
     }
 
+    /// Renders 256-frame cycles until the engine reports the end (at most `maxCycles`).
+    func runUntilFinished(feeder: RampFeeder, maxCycles: Int = 2000) {
+        var cycles = 0
+        while engine.status.finishedCycle.load(ordering: .relaxed) < 0, cycles < maxCycles {
+            cycle(256, feeder: feeder)
+            cycles += 1
+        }
+    }
+
     /// The events since the last call.
     func events() -> [EngineEvent] {
         while let event = engine.events.pop() { collected.append(event) }
