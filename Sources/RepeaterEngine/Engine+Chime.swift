@@ -20,7 +20,7 @@ extension Engine {
         if !chimeActive { return }
         let start = chimePosition
         let end = start + frameCount
-        let targets = min(2, channelCount)
+        let targets = min(2, outputChannelCount)
         for index in 0..<chime.count {
             let onset = chime.onset(index)
             let isHigh = chime.kind(index) == .high

@@ -4,13 +4,15 @@ extension Engine {
     /// lazy work (generic metadata, witness tables: it allocates and locks) happens here, not on the
     /// audio thread. Debug builds need this most; release builds mostly specialize it away.
     public static func warmUpRuntime() {
-        let engine = Engine(.init(channelCount: 1, sourceFrameCount: 1000, blockFrames: 16, blockCount: 4,
-                                  declickFrames: 4, headFrames: 8, loop: (a: 4, b: 12), gapFrames: 2,
-                                  seamFadeFrames: 2, sampleRate: 10),
-                            gongs: GongBank(low: [0.1, 0.1], high: [0.2, 0.2]))
-        let output = UnsafeMutablePointer<Float>.allocate(capacity: 64)
-        let outputs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 1)
+        var configuration = Engine.Configuration(channelCount: 1, sourceFrameCount: 1000, blockFrames: 16, blockCount: 4,
+                                                 declickFrames: 4, headFrames: 8, loop: (a: 4, b: 12), gapFrames: 2,
+                                                 seamFadeFrames: 2, sampleRate: 10)
+        configuration.outputChannelCount = 2  // mono to two ports: the pan path too
+        let engine = Engine(configuration, gongs: GongBank(low: [0.1, 0.1], high: [0.2, 0.2]))
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+        let outputs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 2)
         outputs.initialize(to: output)
+        (outputs + 1).initialize(to: output + 64)
         defer {
             output.deallocate()
             outputs.deallocate()
@@ -40,8 +42,9 @@ extension Engine {
                                        .loopEnabled(false), .loopEnabled(true), .seekToA, .seek(frame: 100),
                                        .setA(frame: 50), .loopEnabled(false), .chime(hour: 1, minute: 1),
                                        .chime(hour: 1, minute: 1)]
-        for step in steps {
+        for (index, step) in steps.enumerated() {
             if let step { engine.commands.push(step) }
+            engine.setLevel(volume: index % 3 == 0 ? 1 : 0.5, pan: index % 2 == 0 ? 0 : -0.5)
             feed(end: false)
             engine.render(frameCount: 40, outputs: outputs)
         }
@@ -68,5 +71,6 @@ extension Engine {
         feed(end: true)
         engine.render(frameCount: 64, outputs: outputs)  // the end
         while engine.events.pop() != nil {}
+        engine.meters.drain(pre: LevelMeters(channelCount: 1), post: LevelMeters(channelCount: 2))
     }
 }

@@ -14,7 +14,11 @@
 /// (A/B, wraps, the head-cache protocol).
 public final class Engine: @unchecked Sendable {
     public struct Configuration: Sendable {
+        /// Channels in the source.
         public var channelCount: Int
+        /// Output ports: the source's channels, or 2 for a mono source played to a stereo pair
+        /// (0: the same as `channelCount`).
+        public var outputChannelCount = 0
         /// Frames in the source (the default B, "end").
         public var sourceFrameCount: Int
         /// The source frame playback starts at (the disk reader must start there too, generation 0).
@@ -43,6 +47,9 @@ public final class Engine: @unchecked Sendable {
         public var sourceSampleRate: Int
         /// Scales every interval of the chime (1: the standard spacing).
         public var chimeTempo: Double
+        /// Volume (linear) and pan at the start: in effect from the first frame, no ramp.
+        public var volume = 1.0
+        public var pan = 0.0
 
         /// Source frames per output frame at speed 1 (1 when the rates match).
         public var baseRate: Double { sourceSampleRate > 0 ? Double(sourceSampleRate) / Double(sampleRate) : 1 }
@@ -71,6 +78,8 @@ public final class Engine: @unchecked Sendable {
 
     public let configuration: Configuration
     public let channelCount: Int
+    /// Buffers `render` writes: `channelCount`, or 2 for a mono source panned to two ports.
+    public let outputChannelCount: Int
     public let blocks: BlockRing
     public let heads: LoopHeadCache
     public let commands = SPSCRing<EngineCommand>(capacity: 256)
@@ -84,6 +93,8 @@ public final class Engine: @unchecked Sendable {
     /// Audio → control: stretchers done with, for the control thread to free.
     public let usedStretchers = SPSCRing<UInt>(capacity: 4)
     public let gongs: GongBank
+    /// Audio → control: level measurements per period, pre and post fader (lossless, tear-free).
+    public let meters: MeterRing
 
     // ---- audio-thread state (internal: shared by the Engine+… files) ----
     var playhead: Int
@@ -153,6 +164,17 @@ public final class Engine: @unchecked Sendable {
     var pendingWrapFirst = 0
     var pendingWrapCount = 0
 
+    // volume and pan (Engine+Level.swift)
+    var gainTargetBits: UInt64 = 0x3F80_0000_3F80_0000
+    var gain0: Float = 1
+    var gain1: Float = 1
+    var gainFrom0: Float = 1
+    var gainFrom1: Float = 1
+    var gainStep0: Float = 0
+    var gainStep1: Float = 0
+    var gainRampLeft = 0
+    let gainRampFrames: Int
+
     // minute repeater
     var chime = ChimeSchedule(hour: 0, minute: 0, sampleRate: 1)
     var chimeActive = false
@@ -165,6 +187,11 @@ public final class Engine: @unchecked Sendable {
         self.configuration = configuration
         self.gongs = gongs
         channelCount = configuration.channelCount
+        outputChannelCount = configuration.outputChannelCount > 0 ? configuration.outputChannelCount : configuration.channelCount
+        precondition(outputChannelCount == channelCount || (channelCount == 1 && outputChannelCount == 2),
+                     "outputs: the source's channels, or two for a mono source")
+        meters = MeterRing(preChannels: configuration.channelCount, postChannels: outputChannelCount)
+        gainRampFrames = max(1, configuration.sampleRate / 100)
         blocks = BlockRing(channelCount: configuration.channelCount, blockFrames: configuration.blockFrames,
                            blockCount: configuration.blockCount)
         heads = LoopHeadCache(slotCount: 3, slotFrames: configuration.headFrames, channelCount: configuration.channelCount)
@@ -204,6 +231,9 @@ public final class Engine: @unchecked Sendable {
             finishedReported = true
         }
         publishLoop()
+        setLevel(volume: configuration.volume, pan: configuration.pan)
+        gainTargetBits = controls.gains.load(ordering: .relaxed)
+        (gain0, gain1) = Engine.unpackGains(gainTargetBits)
     }
 
     deinit {
@@ -295,7 +325,10 @@ public final class Engine: @unchecked Sendable {
                 done = frameCount
             }
         }
+        meterPre(outputs, frameCount: frameCount)
+        applyGains(outputs, frameCount: frameCount)
         mixChime(outputs, frameCount: frameCount)
+        meterPost(outputs, frameCount: frameCount)
         renderedFrames &+= frameCount
         status.playheadFrame.store(playhead, ordering: .relaxed)
         status.audibleFrame.store(audibleFrame(), ordering: .relaxed)

@@ -9,6 +9,12 @@ public struct EngineControls: ~Copyable, Sendable {
     public let speed = Atomic<Double>(1)
     /// Pitch shift in semitones.
     public let pitchSemitones = Atomic<Double>(0)
+    /// The gains of output channels 0 and 1 as two Float bit patterns in one word (`Engine.packGains`),
+    /// set through `Engine.setLevel`: one atomic, so the pair is never torn.
+    public let gains = Atomic<UInt64>(0x3F80_0000_3F80_0000)
+    /// Volume (linear) and pan as last set, for display (the audio thread reads `gains`).
+    public let volume = Atomic<Double>(1)
+    public let pan = Atomic<Double>(0)
 
     public init() {}
 }

@@ -24,12 +24,17 @@ public enum ControlCommand: Equatable, Sendable {
     case rateBy(Double)
     case pitchBy(Double)
     case resetRatePitch
+    /// Volume as a linear gain; a step in dB (keys); pan −1 … 1; a pan step (keys).
+    case volume(Double)
+    case volumeBy(Double)
+    case pan(Double)
+    case panBy(Double)
     case status
     case quit
     case help
 
     /// The commands of the stdin protocol, for error messages and the README.
-    public static let protocolSummary = "play, pause, toggle, seek TIME, a [TIME], b [TIME], loop A-B, loop on, loop off, gap TIME, rate R, pitch S, chime [HH:MM], status, quit"
+    public static let protocolSummary = "play, pause, toggle, seek TIME, a [TIME], b [TIME], loop A-B, loop on, loop off, gap TIME, rate R, pitch S, volume V, pan P, chime [HH:MM], status, quit"
 
     /// Parses one line of the stdin protocol. Throws a one-line error for anything unknown or malformed.
     public init(line: String) throws(RepeaterError) {
@@ -78,6 +83,10 @@ public enum ControlCommand: Equatable, Sendable {
             let text = try oneArgument("pitch S (semitones, -24 to 24)")
             guard let value = Double(text), (-24...24).contains(value) else { throw .input("pitch takes -24 to 24 semitones, not '\(text)'") }
             self = .pitch(value)
+        case "volume", "vol":
+            self = .volume(try Volume.parse(try oneArgument("volume V (-6dB, +3dB, or a linear gain such as 0.5)")))
+        case "pan":
+            self = .pan(try Volume.parsePan(try oneArgument("pan P (-1 left, 0 centre, 1 right)")))
         case "chime":
             guard arguments.count <= 1 else { throw .input("usage: chime [HH:MM]") }
             if let text = arguments.first {
@@ -104,6 +113,9 @@ public struct JSONLine {
     public mutating func add(_ key: String, _ value: Double) {
         fields.append("\(Self.quote(key)):" + (value.isFinite ? Self.number(value) : "null"))
     }
+
+    /// Adds an already-encoded JSON value (an array or object built by the caller).
+    public mutating func addRaw(_ key: String, _ json: String) { fields.append("\(Self.quote(key)):\(json)") }
 
     public var text: String { "{" + fields.joined(separator: ",") + "}" }
 

@@ -10,13 +10,15 @@ import Synchronization
 /// What the process callback needs, set up before activation and never changed while active.
 final class JackProcessContext: @unchecked Sendable {
     let engine: Engine
+    let load: CallbackLoad
     let channelCount: Int
     let ports: UnsafeMutablePointer<OpaquePointer?>
     let buffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let placeholder: UnsafeMutablePointer<Float>
 
-    init(engine: Engine, ports: [OpaquePointer]) {
+    init(engine: Engine, ports: [OpaquePointer], load: CallbackLoad) {
         self.engine = engine
+        self.load = load
         channelCount = ports.count
         self.ports = .allocate(capacity: ports.count)
         for (index, port) in ports.enumerated() { (self.ports + index).initialize(to: port) }
@@ -34,11 +36,46 @@ final class JackProcessContext: @unchecked Sendable {
     /// Real-time thread.
     @inline(__always)
     func process(_ frameCount: jack_nframes_t) {
+        let start = jack_get_time()
         for channel in 0..<channelCount {
             buffers[channel] = jack_port_get_buffer(ports[channel], frameCount).assumingMemoryBound(to: Float.self)
         }
         engine.render(frameCount: Int(frameCount), outputs: buffers)
+        load.record(busyMicroseconds: Int(jack_get_time() &- start), frames: Int(frameCount))
     }
+}
+
+/// The process callback's own time as a share of the period: the audio thread adds up busy and
+/// period time (relaxed atomics, read as differences by the control thread) and raises the largest
+/// single-cycle share since the control thread last took it (compare-and-swap, never a lock).
+public final class CallbackLoad: Sendable {
+    /// Microseconds spent in the callback, ever.
+    public let busyMicroseconds = Atomic<Int>(0)
+    /// Microseconds of audio the callbacks produced, ever (frames / rate).
+    public let periodMicroseconds = Atomic<Int>(0)
+    /// The largest share of one period (per million) since `takePeak()`.
+    public let peakPerMillion = Atomic<Int>(0)
+    let microsecondsPerFrame: Double
+
+    init(sampleRate: Int) { microsecondsPerFrame = 1_000_000 / Double(max(1, sampleRate)) }
+
+    /// Real-time thread.
+    @inline(__always)
+    func record(busyMicroseconds busy: Int, frames: Int) {
+        let period = Int(Double(frames) * microsecondsPerFrame)
+        busyMicroseconds.add(busy, ordering: .relaxed)
+        periodMicroseconds.add(period, ordering: .relaxed)
+        let share = period > 0 ? busy * 1_000_000 / period : 0
+        var current = peakPerMillion.load(ordering: .relaxed)
+        while share > current {
+            let (exchanged, original) = peakPerMillion.compareExchange(expected: current, desired: share, ordering: .relaxed)
+            if exchanged { break }
+            current = original
+        }
+    }
+
+    /// Control thread: the largest single-cycle share since the last call (0…1, more on overload).
+    public func takePeak() -> Double { Double(peakPerMillion.exchange(0, ordering: .relaxed)) / 1_000_000 }
 }
 
 /// Flags set by JACK's notification callbacks; the control thread acts on them.

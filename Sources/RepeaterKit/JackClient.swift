@@ -27,6 +27,8 @@ public enum ConnectMode: Equatable, Sendable {
 public final class JackClient {
     public let handle: OpaquePointer
     public let notifications = JackNotifications()
+    /// The process callback's load (set up in `attach`).
+    public private(set) var load = CallbackLoad(sampleRate: 48_000)
     private var ports: [OpaquePointer] = []
     private var context: Unmanaged<JackProcessContext>?
     private var active = false
@@ -85,7 +87,8 @@ public final class JackClient {
     /// Hands the engine to the process callback. Before `activate`.
     public func attach(engine: Engine) {
         precondition(!active && context == nil && !ports.isEmpty)
-        let context = Unmanaged.passRetained(JackProcessContext(engine: engine, ports: ports))
+        load = CallbackLoad(sampleRate: sampleRate)
+        let context = Unmanaged.passRetained(JackProcessContext(engine: engine, ports: ports, load: load))
         self.context = context
         jack_set_process_callback(handle, repeaterJackProcess, context.toOpaque())
         jack_set_latency_callback(handle, repeaterJackLatency, context.toOpaque())

@@ -50,10 +50,10 @@ public struct OfflineRenderer {
         engine.controls.pitchSemitones.store(options.sound.pitch, ordering: .relaxed)
         defer { supply.drain() }
         let writer = try AudioFileWriter(path: options.outputPath, format: format, sampleRate: info.sampleRate,
-                                         channelCount: info.channelCount)
+                                         channelCount: engine.outputChannelCount)
         let cycle = options.cycleFrames
-        let planar = (0..<info.channelCount).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: cycle) }
-        let interleaved = UnsafeMutablePointer<Float>.allocate(capacity: cycle * info.channelCount)
+        let planar = (0..<engine.outputChannelCount).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: cycle) }
+        let interleaved = UnsafeMutablePointer<Float>.allocate(capacity: cycle * engine.outputChannelCount)
         defer {
             planar.forEach { $0.deallocate() }
             interleaved.deallocate()

@@ -7,7 +7,8 @@ extension Player {
     static let keyHelp = """
     space play/pause · a / b set A / B here · l loop on/off · ←/→ seek 5 s · Home jump to A
     , / . move A 10 ms earlier / later · < / > move B 10 ms earlier / later · t chime the time
-    [ / ] speed −/+5 % · { / } pitch −/+1 semitone · = speed 1, pitch 0 · q quit · ? keys
+    [ / ] speed −/+5 % · { / } pitch −/+1 semitone · = speed 1, pitch 0
+    ↑ / ↓ volume ±1 dB · ( / ) pan left / right · q quit · ? keys
     """
 
     func command(for key: Key) -> ControlCommand? {
@@ -28,6 +29,10 @@ extension Player {
         case .character("."): return .nudgeA(0.010)
         case .character("<"): return .nudgeB(-0.010)
         case .character(">"): return .nudgeB(0.010)
+        case .up: return .volumeBy(1)
+        case .down: return .volumeBy(-1)
+        case .character("("): return .panBy(-0.1)
+        case .character(")"): return .panBy(0.1)
         case .home: return .jumpToA
         case .left: return .seekBy(-5)
         case .right: return .seekBy(5)
@@ -105,10 +110,24 @@ extension Player {
         case .resetRatePitch:
             engine.controls.speed.store(1, ordering: .relaxed)
             engine.controls.pitchSemitones.store(0, ordering: .relaxed)
+        case .volume(let gain): engine.setLevel(volume: gain, pan: engine.controls.pan.load(ordering: .relaxed))
+        case .volumeBy(let delta):
+            let gain = Volume.stepped(engine.controls.volume.load(ordering: .relaxed), by: delta)
+            engine.setLevel(volume: gain, pan: engine.controls.pan.load(ordering: .relaxed))
+        case .pan(let value), .panBy(let value):
+            guard file.info.channelCount <= 2 else { return failed("pan works on mono and stereo files; this one has \(file.info.channelCount) channels") }
+            var pan = value
+            if case .panBy = command { pan = ((engine.controls.pan.load(ordering: .relaxed) + value) * 10).rounded() / 10 }
+            engine.setLevel(volume: engine.controls.volume.load(ordering: .relaxed), pan: min(1, max(-1, pan)))
         case .status: printStatus(force: true)
         case .help:
-            clearStatusLine()
-            Console.writeErr(Player.keyHelp + "\n")
+            if painter != nil {
+                showHelp.toggle()
+                printStatus()
+            } else {
+                clearStatusLine()
+                Console.writeErr(Player.keyHelp + "\n")
+            }
         }
         return false
     }

@@ -15,8 +15,18 @@ public struct PlayOptions: Sendable {
     public var status: StatusMode = .auto
     public var statusHz = 10.0
     public var quitOnEOF = false
+    /// What the meters show: the file's own level (pre) or what leaves the ports (post).
+    public var meterStage: MeterStage = .post
 
     public init(path: String) { self.path = path }
+}
+
+/// Where the meters measure.
+public enum MeterStage: String, Sendable {
+    /// The file's own level, before volume and pan (as AVAudioPlayer reports it).
+    case pre
+    /// What leaves the ports, after volume and pan, the chime included.
+    case post
 }
 
 /// The control thread of `repeater play`: owns the file, the engine, the disk reader and the JACK
@@ -37,6 +47,17 @@ public final class Player {
     var finishedCycle = -1
     private var reportedLatency = 0
     var lastStatusLineLength = 0
+    // meters, load and the screen (Player+Output.swift)
+    var preMeters = LevelMeters(channelCount: 1)
+    var postMeters = LevelMeters(channelCount: 1)
+    var lastWindow = Date()
+    var lastBusy = 0
+    var lastPeriod = 0
+    var load = (window: 0.0, peak: 0.0)
+    var painter: ScreenPainter?
+    var overview: WaveformOverview?
+    var message: (text: String, isError: Bool, until: Date)?
+    var showHelp = false
 
     /// Opens the file and checks the options; nothing touches JACK yet.
     public init(options: PlayOptions) throws(RepeaterError) {
@@ -60,6 +81,8 @@ public final class Player {
         engine.controls.speed.store(options.sound.speed, ordering: .relaxed)
         engine.controls.pitchSemitones.store(options.sound.pitch, ordering: .relaxed)
         self.engine = engine
+        preMeters = LevelMeters(channelCount: engine.channelCount)
+        postMeters = LevelMeters(channelCount: engine.outputChannelCount)
         reader = DiskReader(file: file, engine: engine)
         // The stretcher is told the output rate even when it also resamples: R3 sizes its analysis
         // from it, and a 1 kHz tone from 44.1 kHz measured THD+N −88 dB this way against −76 dB when
@@ -82,7 +105,7 @@ public final class Player {
         let client = try JackClient(clientName: options.clientName, serverName: server?.name ?? options.serverName)
         self.client = client
         try makeEngine(outputRate: client.sampleRate)
-        try client.registerOutputs(count: info.channelCount)
+        try client.registerOutputs(count: engine.outputChannelCount)
         reader.fill()  // the ring is full before the first cycle
         supply.service()  // a primed stretcher is queued before the first cycle when --rate/--pitch ask
         Engine.warmUpRuntime()  // the Swift runtime's first-use work happens here, not on the audio thread
@@ -94,6 +117,14 @@ public final class Player {
         send(.start)
         reader.start()
         if Terminal.stdinIsTerminal { terminal.enterRawMode() }
+        if options.status == .auto && Terminal.stderrIsTerminal && ScreenPainter.terminalCanRedraw() {
+            let painter = ScreenPainter()
+            let overview = WaveformOverview()
+            overview.start(path: info.path)
+            painter.begin()
+            self.painter = painter
+            self.overview = overview
+        }
         if options.status == .json {
             var line = JSONLine()
             line.add("event", "start")
@@ -129,6 +160,7 @@ public final class Player {
             }
             if Date() >= nextStatus {
                 engine.controls.latencyFrames.store(client.outputLatencyFrames, ordering: .relaxed)
+                updateMeasurements()
                 printStatus()
                 nextStatus = Date().addingTimeInterval(statusInterval)
             }
@@ -181,8 +213,11 @@ public final class Player {
         supply?.drain()
         client?.close()
         client = nil
+        painter?.end()
+        painter = nil
         terminal.restore()
         clearStatusLine()
+        overview?.cancel()
         let underruns = engine?.status.underruns.load(ordering: .relaxed) ?? 0
         if underruns > 0 { Console.warning("\(underruns) underruns: the disk reader was late \(underruns) times") }
         server?.stop()

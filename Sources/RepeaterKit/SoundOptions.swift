@@ -1,3 +1,4 @@
+import Foundation
 import RepeaterEngine
 
 /// A loop as the user writes it: `A-B`, with TIMEs as everywhere and B possibly `end`.
@@ -47,6 +48,10 @@ public struct SoundOptions: Sendable {
     public var pitch = 0.0
     /// Rubber Band engine: R3 (`finer`, the default: it holds pitch on pure tones) or R2 (`faster`).
     public var stretcher = Stretcher.Kind.finer
+    /// Linear gain (0: silence … `Volume.maximum`, +12 dB).
+    public var volume = 1.0
+    /// −1 (left) … 1 (right): a balance for stereo, an equal-power pan for mono (played to two ports).
+    public var pan = 0.0
 
     public init() {}
 
@@ -71,9 +76,78 @@ public struct SoundOptions: Sendable {
         if let loopFrames, seam > loopFrames.b - loopFrames.a {
             throw .input("--declick \(declickMilliseconds) ms is longer than the loop")
         }
-        return Engine.Configuration(
+        if pan != 0 && info.channelCount > 2 {
+            throw .input("--pan works on mono and stereo files; '\(info.path)' has \(info.channelCount) channels")
+        }
+        var configuration = Engine.Configuration(
             channelCount: info.channelCount, sourceFrameCount: info.frameCount, startFrame: start,
             headFrames: min(info.frameCount, 2 * rate), loop: loopFrames, gapFrames: gapFrames,
             seamFadeFrames: seam, maxPasses: loop == nil ? 0 : loops, sampleRate: rate)
+        configuration.outputChannelCount = Self.outputChannels(for: info.channelCount)
+        configuration.volume = volume
+        configuration.pan = pan
+        return configuration
+    }
+
+    /// Ports for a file: one per channel, and two for a mono file (a stereo pair it is panned across).
+    public static func outputChannels(for sourceChannels: Int) -> Int { sourceChannels == 1 ? 2 : sourceChannels }
+}
+
+/// Volume as the user writes it: decibels (`-6dB`, `+3 dB`, `-inf dB`) or a linear gain (`0.5`).
+public enum Volume {
+    /// +12 dB.
+    public static let maximum = 3.981_071_705_534_972
+    /// Below this a step down reaches silence, and a step up from silence lands here.
+    public static let floorDB = -60.0
+
+    /// A linear gain from 0 (silence) to +12 dB, or a one-line error.
+    public static func parse(_ text: String) throws(RepeaterError) -> Double {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let lower = trimmed.lowercased()
+        let usage = "volume takes decibels (-6dB, up to +12dB) or a linear gain (0 to 3.98; 0.5 is -6 dB), not '\(text)'"
+        if lower == "mute" || lower == "-infdb" || lower == "-inf db" { return 0 }
+        if lower.hasSuffix("db") {
+            let number = lower.dropLast(2).trimmingCharacters(in: .whitespaces)
+            guard let decibels = Double(number), decibels.isFinite else { throw .input(usage) }
+            guard decibels <= 12.000_001 else { throw .input("volume \(trimmed) is above the +12 dB maximum") }
+            return min(maximum, Self.gain(decibels: decibels))
+        }
+        guard let gain = Double(trimmed), gain.isFinite else { throw .input(usage) }
+        guard gain >= 0 else { throw .input("volume \(trimmed): a linear gain is not negative; for decibels write \(trimmed)dB") }
+        guard gain <= maximum + 1e-9 else { throw .input("volume \(trimmed) is above the +12 dB maximum (3.98)") }
+        return min(maximum, gain)
+    }
+
+    public static func gain(decibels: Double) -> Double { pow(10, decibels / 20) }
+    public static func decibels(gain: Double) -> Double { gain > 0 ? 20 * log10(gain) : -.infinity }
+
+    /// The gain after a step of `delta` dB: below −60 dB is silence, silence steps up to −60 dB.
+    public static func stepped(_ gain: Double, by delta: Double) -> Double {
+        let current = gain > 0 ? decibels(gain: gain) : floorDB - delta.magnitude
+        let next = ((current + delta) * 10).rounded() / 10
+        if next < floorDB - 1e-9 { return 0 }
+        return min(maximum, Self.gain(decibels: next))
+    }
+
+    /// "-6.0 dB", "+3.5 dB", "0.0 dB", "mute".
+    public static func describe(_ gain: Double) -> String {
+        guard gain > 0 else { return "mute" }
+        let decibels = (decibels(gain: gain) * 10).rounded() / 10
+        return (decibels > 0 ? "+" : "") + String(format: "%.1f dB", decibels == 0 ? 0 : decibels)
+    }
+
+    /// A pan position for a display: "C", "L 40", "R 100".
+    public static func describePan(_ pan: Double) -> String {
+        let percent = Int((pan * 100).rounded())
+        if percent == 0 { return "C" }
+        return percent < 0 ? "L \(-percent)" : "R \(percent)"
+    }
+
+    /// Parses a pan from −1 to 1, or a one-line error.
+    public static func parsePan(_ text: String) throws(RepeaterError) -> Double {
+        guard let value = Double(text.trimmingCharacters(in: .whitespaces)), (-1...1).contains(value) else {
+            throw .input("pan takes -1 (left) to 1 (right), 0 is the centre, not '\(text)'")
+        }
+        return value
     }
 }

@@ -67,6 +67,12 @@ func parseSoundOption(_ name: String, inline: String?, _ arguments: inout Argume
         let text = try arguments.value(for: name, inline: inline)
         guard let kind = Stretcher.Kind(rawValue: text) else { throw .input("--engine takes finer (R3) or faster (R2), not '\(text)'") }
         sound.stretcher = kind
+    case "--volume":
+        let text = try arguments.value(for: name, inline: inline)
+        do { sound.volume = try Volume.parse(text) } catch { throw .input("--" + error.message) }
+    case "--pan":
+        let text = try arguments.value(for: name, inline: inline)
+        do { sound.pan = try Volume.parsePan(text) } catch { throw .input("--" + error.message) }
     case "--declick":
         sound.declickMilliseconds = try parseNumber(try arguments.value(for: name, inline: inline), option: name, range: 0...500)
     default:

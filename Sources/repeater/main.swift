@@ -62,6 +62,10 @@ func play(_ arguments: inout Arguments) throws(RepeaterError) -> Int32 {
                 throw .input("--status takes auto, json, lines or none, not '\(text)'")
             }
             options.status = mode
+        case "--meter":
+            let text = try arguments.value(for: name, inline: inline)
+            guard let stage = MeterStage(rawValue: text) else { throw .input("--meter takes pre or post, not '\(text)'") }
+            options.meterStage = stage
         case "--status-hz":
             options.statusHz = try parseNumber(try arguments.value(for: name, inline: inline), option: name, range: 0.1...100)
         default:
