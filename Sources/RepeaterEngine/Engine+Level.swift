@@ -20,9 +20,7 @@ extension Engine {
     }
 
     /// The gains of output channel 0 and 1 (channels from 2 on take the first: volume only).
-    public static func unpackGains(_ bits: UInt64) -> (Float, Float) {
-        (Float(bitPattern: UInt32(truncatingIfNeeded: bits >> 32)), Float(bitPattern: UInt32(truncatingIfNeeded: bits)))
-    }
+    public static func unpackGains(_ bits: UInt64) -> (Float, Float) { gainsFromWord(bits) }
 
     /// The two gains for a volume (linear, ≥ 0) and a pan (−1 … 1) on a layout.
     public static func gains(volume: Double, pan: Double, sourceChannels: Int, outputChannels: Int) -> (Float, Float) {
@@ -56,7 +54,7 @@ extension Engine {
         let bits = controls.gains.load(ordering: .relaxed)
         if bits != gainTargetBits {
             gainTargetBits = bits
-            let target = Engine.unpackGains(bits)
+            let target = gainsFromWord(bits)
             gainRampLeft = gainRampFrames
             gainFrom0 = gain0
             gainFrom1 = gain1
@@ -71,7 +69,7 @@ extension Engine {
             gain0 = gainFrom0 + gainStep0 * taken
             gain1 = gainFrom1 + gainStep1 * taken
             if gainRampLeft == 0 {
-                let target = Engine.unpackGains(gainTargetBits)
+                let target = gainsFromWord(gainTargetBits)
                 gain0 = target.0
                 gain1 = target.1
             }
@@ -89,7 +87,7 @@ extension Engine {
             }
             return
         }
-        if gain0 == 1 && gain1 == 1 { return }  // unity: untouched, bit for bit
+        if gain0 == 1, gain1 == 1 { return }  // unity: untouched, bit for bit
         for channel in 0..<channelCount {
             let gain = channel == 1 ? gain1 : gain0
             let samples = outputs[channel]
@@ -120,4 +118,10 @@ extension Engine {
         meters.measure(outputs, channels: outputChannelCount, first: channelCount, frameCount: frameCount)
         meters.publish(frameCount: frameCount)
     }
+}
+
+/// The two gains packed in a word (a free function: the audio path must not touch class metadata).
+@inline(__always)
+func gainsFromWord(_ bits: UInt64) -> (Float, Float) {
+    (Float(bitPattern: UInt32(truncatingIfNeeded: bits >> 32)), Float(bitPattern: UInt32(truncatingIfNeeded: bits)))
 }

@@ -128,9 +128,12 @@ func runBare(_ signal: [[Float]], kind: Stretcher.Kind, timeRatio: Double, pitch
 }
 
 /// The whole engine, fed synchronously from memory (standing in for the disk thread), 256-frame cycles.
-func runEngine(_ signal: [[Float]], kind: Stretcher.Kind?, speed: Double, pitch: Double) -> Figures {
-    let engine = Engine(.init(channelCount: channels, sourceFrameCount: frames, blockFrames: 2048, blockCount: 32,
-                              sampleRate: rate))
+func runEngine(_ signal: [[Float]], kind: Stretcher.Kind?, speed: Double, pitch: Double, volume: Double = 1, pan: Double = 0) -> Figures {
+    var configuration = Engine.Configuration(channelCount: channels, sourceFrameCount: frames, blockFrames: 2048, blockCount: 32,
+                                             sampleRate: rate)
+    configuration.volume = volume
+    configuration.pan = pan
+    let engine = Engine(configuration)
     engine.controls.speed.store(speed, ordering: .relaxed)
     engine.controls.pitchSemitones.store(pitch, ordering: .relaxed)
     if let kind {
@@ -168,13 +171,39 @@ func runEngine(_ signal: [[Float]], kind: Stretcher.Kind?, speed: Double, pitch:
     return summarize(blocks, total: total, outputFrames: produced)
 }
 
+/// The floor for the bypass path: copying each period from memory to the outputs, nothing else.
+func runCopy(_ signal: [[Float]]) -> Figures {
+    let output = (0..<channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: period) }
+    var blocks: [UInt64] = []
+    var position = 0
+    var total: UInt64 = 0
+    while position + period <= frames {
+        let t0 = now()
+        for channel in 0..<channels {
+            signal[channel].withUnsafeBufferPointer { output[channel].update(from: $0.baseAddress! + position, count: period) }
+        }
+        let spent = now() - t0
+        total += spent
+        blocks.append(spent)
+        position += period
+    }
+    output.forEach { $0.deallocate() }
+    return summarize(blocks, total: total, outputFrames: position)
+}
+
 let signal = musicLike()
 print("repeater-bench: \(Int(seconds)) s stereo 48 kHz music-like signal, 256-frame periods (\(String(format: "%.3f", 256.0 / 48.0)) ms)")
 func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
 print("case         engine  loop     CPU s/audio s  worst/period  p99.9/period  vs bare")
-let bypass = runEngine(signal, kind: nil, speed: 1, pitch: 0)
-print(pad("speed 1.0", 13) + pad("bypass", 8) + pad("engine", 9)
-      + String(format: "%13.4f %13.3f %13.3f", bypass.cpuPerAudioSecond, bypass.worst, bypass.p999))
+let copy = runCopy(signal)
+print(pad("speed 1.0", 13) + pad("bypass", 8) + pad("copy", 9)
+      + String(format: "%13.4f %13.3f %13.3f", copy.cpuPerAudioSecond, copy.worst, copy.p999))
+for (label, volume, pan) in [("engine", 1.0, 0.0), ("-6dB,pan", 0.5, -0.3)] {
+    let bypass = runEngine(signal, kind: nil, speed: 1, pitch: 0, volume: volume, pan: pan)
+    print(pad("speed 1.0", 13) + pad("bypass", 8) + pad(label, 9)
+          + String(format: "%13.4f %13.3f %13.3f  %.1f× copy", bypass.cpuPerAudioSecond, bypass.worst, bypass.p999,
+                   bypass.cpuPerAudioSecond / copy.cpuPerAudioSecond))
+}
 let cases: [(String, Double, Double)] = [("speed 0.75", 0.75, 0), ("speed 1.25", 1.25, 0), ("pitch +3", 1, 3)]
 for (name, speed, pitch) in cases {
     for kind in [Stretcher.Kind.faster, .finer] {

@@ -100,10 +100,15 @@ extension JackSuites {
             let outcome = try run(repeaterPath, ["render", "ramp.wav", "-o", "out.wav", "--loop", "1000f-1500f", "--loops", "4", "--gap", "333f"],
                                   in: scratch.path)
             #expect(outcome.status == 0, "\(outcome.stderr)")
-            let samples = try readAll(scratch.file("out.wav")).samples
+            let (info, samples) = try readAll(scratch.file("out.wav"))
+            #expect(info.channelCount == 2, "a mono file renders to a stereo pair")
             let pass = (1000..<1500).map { rampSample(frame: $0, channel: 0, channels: 1) }
             let silence = [Float](repeating: 0, count: 333)
-            #expect(samples == pass + silence + pass + silence + pass + silence + pass)
+            let expected = pass + silence + pass + silence + pass + silence + pass
+            for channel in 0..<2 {
+                let got = stride(from: channel, to: samples.count, by: 2).map { samples[$0] }
+                #expect(got == expected, "channel \(channel + 1): \(got.count) frames, \(zip(got, expected).filter { $0 != $1 }.count) differ")
+            }
         }
     }
 }

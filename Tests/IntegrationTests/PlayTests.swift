@@ -119,7 +119,7 @@ extension JackSuites {
             #expect(outcome.stderrLines == ["repeater: error: the JACK server shut down; stopping"])
         }
 
-        @Test("no allocation and no lock on the JACK process thread during a real run with loops, moves, gaps, chimes and speed changes (preloaded counter)")
+        @Test("no allocation and no lock on the JACK process thread during a real run with loops, moves, gaps, chimes, speed, volume and pan changes and metering (preloaded counter)")
         func realTimeSafetyUnderJack() throws {
             let library = productsDirectory + "/libRepeaterRTCheck.so"
             try #require(FileManager.default.fileExists(atPath: library), "build the RepeaterRTCheck product first (swift build)")
@@ -129,11 +129,12 @@ extension JackSuites {
             try writeRamp(path: path, frames: 48_000 * 3, channels: 2)
             let report = scratch.file("rtcheck.txt")
             let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "none", "--status", "json",
-                                                  "--loop", "0.1-0.5", "--loops", "6", "--gap", "0.01", "--declick", "3"],
+                                                  "--status-hz", "50", "--loop", "0.1-0.5", "--loops", "6", "--gap", "0.01", "--declick", "3"],
                                    environment: ["LD_PRELOAD": library, "RTCHECK_REPORT": report], in: scratch.path)
             #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") })
             for command in ["pause", "play", "seek 0.2", "toggle", "toggle", "b 0.4", "a", "b", "a 0.05", "loop 0.2-0.3",
-                            "gap 0", "loop off", "loop on", "b 0.45", "chime 11:59", "chime 3:47", "rate 0.8", "rate 1.3", "rate 1"] {
+                            "gap 0", "loop off", "loop on", "b 0.45", "chime 11:59", "chime 3:47", "rate 0.8", "rate 1.3", "rate 1",
+                            "volume -6dB", "pan -0.5", "volume +3dB", "pan 1", "volume 0", "volume 1", "pan 0"] {
                 player.send(command)
                 usleep(20_000)
             }

@@ -16,8 +16,8 @@ private final class TmuxSession {
 
     private static func quote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
-    init(command: String, width: Int = 100) throws {
-        let status = Self.tmux("new-session -d -s \(name) -x \(width) -y 12 \(Self.quote(command)) >/dev/null")
+    init(command: String, width: Int = 100, height: Int = 20) throws {
+        let status = Self.tmux("new-session -d -s \(name) -x \(width) -y \(height) \(Self.quote(command)) >/dev/null")
         try #require(status == 0, "tmux could not start a session")
     }
 
@@ -30,16 +30,38 @@ private final class TmuxSession {
         return (try? String(contentsOfFile: screenFile, encoding: .utf8)) ?? ""
     }
 
+    /// Whether the pane shows the alternate screen (a full-screen program's) now.
+    func alternateScreenOn() -> Bool {
+        _ = Self.tmux("display-message -p -t \(name) '#{alternate_on}' > \(screenFile)")
+        return ((try? String(contentsOfFile: screenFile, encoding: .utf8)) ?? "").hasPrefix("1")
+    }
+
+    /// Polls the screen until it contains `text` (5 s at most).
+    func waitFor(_ text: String) throws -> Bool {
+        for _ in 0..<200 {
+            if try screen().contains(text) { return true }
+            usleep(25_000)
+        }
+        return false
+    }
+
     deinit {
         _ = Self.tmux("kill-session -t \(name) >/dev/null")
         try? FileManager.default.removeItem(atPath: screenFile)
     }
 }
 
+/// Waits for a file a finished shell command writes, and returns it.
+private func waitForResult(_ path: String) throws -> String {
+    for _ in 0..<400 where !FileManager.default.fileExists(atPath: path) { usleep(25_000) }
+    usleep(100_000)
+    return try String(contentsOfFile: path, encoding: .utf8)
+}
+
 extension JackSuites {
-    @Suite("Keys on a real terminal (tmux)")
+    @Suite("The screen on a real terminal (tmux)")
     struct TerminalTests {
-        @Test("a, b, l and q work on a terminal, and the terminal is restored after q")
+        @Test("the screen shows meters and follows the keys; q restores the terminal and leaves the alternate screen")
         func keysAndRestore() throws {
             try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "install tmux (scripts/setup does)")
             let server = try TestServer()
@@ -48,29 +70,52 @@ extension JackSuites {
             let result = scratch.file("result.txt")
             let command = "cd \(scratch.path) && \(repeaterPath) play ramp.wav --server \(server.name) --connect none; "
                 + "echo exit=$? > \(result); stty -a >> \(result)"
-            let session = try TmuxSession(command: command)
-            func waitFor(_ text: String) throws -> Bool {
-                for _ in 0..<200 {
-                    if try session.screen().contains(text) { return true }
-                    usleep(25_000)
-                }
-                return false
-            }
-            #expect(try waitFor("▶"), "no status line")
+            let session = try TmuxSession(command: command, width: 80)
+            #expect(try session.waitFor("▶ playing"), "no screen")
+            #expect(try session.waitFor("L ▕") && session.screen().contains("R ▕"), "no meters: \((try? session.screen()) ?? "")")
+            #expect(session.alternateScreenOn())
+            let first = try session.screen()
+            #expect(first.split(separator: "\n").allSatisfy { $0.count <= 80 })
+            try session.keys("Up")
+            #expect(try session.waitFor("volume +1.0 dB"), "↑ did not raise the volume: \((try? session.screen()) ?? "")")
+            try session.keys("Down", "Down", "(", "(")
+            #expect(try session.waitFor("volume -1.0 dB"))
+            #expect(try session.waitFor("pan L 20"), "( did not pan: \((try? session.screen()) ?? "")")
             usleep(300_000)
             try session.keys("a")
             usleep(300_000)
             try session.keys("b")
-            #expect(try waitFor("⟲"), "the loop did not turn on")
+            #expect(try session.waitFor("⟲"), "the loop did not turn on")
             try session.keys("l")
-            usleep(200_000)
-            #expect(try !session.screen().contains("⟲"), "l did not turn the loop off")
+            #expect(try session.waitFor("loop off"), "l did not turn the loop off")
+            try session.keys("?")
+            #expect(try session.waitFor("pitch −/+1 semitone"), "? did not show the keys")
             try session.keys("q")
-            for _ in 0..<200 where !FileManager.default.fileExists(atPath: result) { usleep(25_000) }
-            usleep(100_000)
-            let text = try String(contentsOfFile: result, encoding: .utf8)
+            let text = try waitForResult(result)
             #expect(text.hasPrefix("exit=0"), "\(text)")
             #expect(text.contains(" icanon") && text.contains(" echo "), "terminal left in raw mode: \(text)")
+            #expect(!session.alternateScreenOn(), "still on the alternate screen after q")
+            #expect(try !session.screen().contains("L ▕"), "the screen was not cleared away")
+        }
+
+        @Test("SIGTERM restores the terminal too")
+        func sigtermRestores() throws {
+            try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "install tmux (scripts/setup does)")
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            try writeRamp(path: scratch.file("ramp.wav"), frames: 48_000 * 30, channels: 1, format: .wav16)
+            let result = scratch.file("result.txt"), pidFile = scratch.file("pid")
+            // The player execs in a shell that wrote its PID first, so the PID is the player's.
+            let command = "cd \(scratch.path) && sh -c 'echo $$ > \(pidFile); exec \(repeaterPath) play ramp.wav --server \(server.name) --connect none'; "
+                + "echo exit=$? > \(result); stty -a >> \(result)"
+            let session = try TmuxSession(command: command, width: 60)
+            #expect(try session.waitFor("L ▕"), "no screen: \((try? session.screen()) ?? "")")
+            let pid = try #require(Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+            kill(pid, SIGTERM)
+            let text = try waitForResult(result)
+            #expect(text.hasPrefix("exit=0"), "\(text)")
+            #expect(text.contains(" icanon") && text.contains(" echo "), "terminal left in raw mode: \(text)")
+            #expect(!session.alternateScreenOn(), "still on the alternate screen after SIGTERM")
         }
     }
 }
