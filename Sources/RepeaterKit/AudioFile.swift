@@ -14,6 +14,17 @@ public struct AudioFileInfo: Sendable, Equatable {
     /// Frames the header promised, when it promised more than the file holds; nil otherwise.
     public var headerFrameCount: Int?
 
+    public init(path: String, formatName: String, encodingName: String, sampleRate: Int, channelCount: Int,
+                frameCount: Int, headerFrameCount: Int?) {
+        self.path = path
+        self.formatName = formatName
+        self.encodingName = encodingName
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.frameCount = frameCount
+        self.headerFrameCount = headerFrameCount
+    }
+
     public var isTruncated: Bool { headerFrameCount != nil }
     public var durationSeconds: Double { Double(frameCount) / Double(sampleRate) }
 }

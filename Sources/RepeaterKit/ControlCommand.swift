@@ -1,3 +1,4 @@
+import RepeaterEngine
 /// A command from the keyboard or from a line on stdin.
 public enum ControlCommand: Equatable, Sendable {
     case play, pause, toggle
@@ -29,12 +30,24 @@ public enum ControlCommand: Equatable, Sendable {
     case volumeBy(Double)
     case pan(Double)
     case panBy(Double)
+    /// Sessions: save now; save the current A/B under a name; make a named loop the loop; delete one;
+    /// list them; select the n-th (keys 1–9, 0-based here).
+    case save
+    case loopSave(String)
+    /// Save the current A/B as a new loop named "loop N" (the `n` key).
+    case loopSaveNew
+    case loopSelect(String)
+    case loopSelectIndex(Int)
+    case loopDelete(String)
+    case listLoops
+    /// The speed trainer: start one, or stop it (nil).
+    case trainer(TrainerSpec?)
     case status
     case quit
     case help
 
     /// The commands of the stdin protocol, for error messages and the README.
-    public static let protocolSummary = "play, pause, toggle, seek TIME, a [TIME], b [TIME], loop A-B, loop on, loop off, gap TIME, rate R, pitch S, volume V, pan P, chime [HH:MM], status, quit"
+    public static let protocolSummary = "play, pause, toggle, seek TIME, a [TIME], b [TIME], loop A-B, loop on, loop off, gap TIME, rate R, pitch S, volume V, pan P, chime [HH:MM], save, loop save NAME, loop NAME, loop delete NAME, loops, trainer FROM:STEP:EVERY:TO | off, status, quit"
 
     /// Parses one line of the stdin protocol. Throws a one-line error for anything unknown or malformed.
     public init(line: String) throws(RepeaterError) {
@@ -68,12 +81,28 @@ public enum ControlCommand: Equatable, Sendable {
             let time = try arguments.first.map { (text: String) throws(RepeaterError) in try TimeSpec(parsing: text) }
             self = verb == "a" ? .setA(time) : .setB(time)
         case "loop":
-            let text = try oneArgument("loop A-B | loop on | loop off")
-            switch text {
-            case "on": self = .loopOn(true)
-            case "off": self = .loopOn(false)
-            default: self = .loop(try LoopSpec(parsing: text))
+            let usage = "usage: loop A-B | loop on | loop off | loop NAME | loop save NAME | loop delete NAME"
+            guard let first = arguments.first else { throw .input(usage) }
+            let rest = arguments.dropFirst().joined(separator: " ")
+            switch first.lowercased() {
+            case "on" where arguments.count == 1: self = .loopOn(true)
+            case "off" where arguments.count == 1: self = .loopOn(false)
+            case "save", "delete":
+                guard !rest.isEmpty else { throw .input("usage: loop \(first.lowercased()) NAME") }
+                self = first.lowercased() == "save" ? .loopSave(rest) : .loopDelete(rest)
+            default:
+                // A-B is a loop by times; anything else names a saved loop.
+                if arguments.count == 1 && first.contains("-") && first.first.map({ $0.isNumber || $0 == "." }) == true {
+                    self = .loop(try LoopSpec(parsing: first))
+                } else {
+                    self = .loopSelect(arguments.joined(separator: " "))
+                }
             }
+        case "loops": self = try noArguments(.listLoops)
+        case "save": self = try noArguments(.save)
+        case "trainer":
+            let text = try oneArgument("trainer FROM:STEP:EVERY:TO (e.g. 0.6:0.05:3:1.0) | trainer off")
+            self = .trainer(text.lowercased() == "off" ? nil : try TrainerSpec(parsing: text))
         case "gap": self = .gap(try TimeSpec(parsing: try oneArgument("gap TIME (0 for none)")))
         case "rate", "speed":
             let text = try oneArgument("rate R (0.25 to 4; 0.8 plays at 80 %)")
@@ -144,4 +173,33 @@ public struct JSONLine {
         }
         return out + "\""
     }
+}
+
+/// `FROM:STEP:EVERY:TO` as the user writes it: `0.6:0.05:3:1.0` starts at 60 %, adds 5 % every 3
+/// passes of the loop, and stops at 100 %.
+public struct TrainerSpec: Equatable, Sendable {
+    public var from: Double
+    public var step: Double
+    public var every: Int
+    public var to: Double
+
+    public init(from: Double, step: Double, every: Int, to: Double) {
+        self.from = from
+        self.step = step
+        self.every = every
+        self.to = to
+    }
+
+    public init(parsing text: String) throws(RepeaterError) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { String($0) }
+        let usage = "'\(text)' is not a trainer: write FROM:STEP:EVERY:TO, e.g. 0.6:0.05:3:1.0 (60 %, +5 % every 3 passes, up to 100 %)"
+        guard parts.count == 4, let from = Double(parts[0]), let step = Double(parts[1]), let every = Int(parts[2]),
+              let to = Double(parts[3]) else { throw .input(usage) }
+        guard (0.25...4).contains(from), (0.25...4).contains(to) else { throw .input("trainer speeds stay between 0.25 and 4: '\(text)'") }
+        guard every >= 1 else { throw .input("trainer: EVERY is a number of passes, 1 or more: '\(text)'") }
+        guard step != 0, (to - from) * step >= 0 else { throw .input("trainer: a STEP of \(parts[1]) never takes \(parts[0]) to \(parts[3])") }
+        self.init(from: from, step: step, every: every, to: to)
+    }
+
+    public var trainer: SpeedTrainer { SpeedTrainer(from: from, step: step, every: every, to: to) }
 }

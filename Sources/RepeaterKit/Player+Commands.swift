@@ -8,7 +8,8 @@ extension Player {
     space play/pause · a / b set A / B here · l loop on/off · ←/→ seek 5 s · Home jump to A
     , / . move A 10 ms earlier / later · < / > move B 10 ms earlier / later · t chime the time
     [ / ] speed −/+5 % · { / } pitch −/+1 semitone · = speed 1, pitch 0
-    ↑ / ↓ volume ±1 dB · ( / ) pan left / right · q quit · ? keys
+    ↑ / ↓ volume ±1 dB · ( / ) pan left / right · s save the session · n save A–B as a named loop
+    1 … 9 play a named loop · q quit · ? keys
     """
 
     func command(for key: Key) -> ControlCommand? {
@@ -20,6 +21,9 @@ extension Player {
         case .character("b"): return .setB(nil)
         case .character("l"): return .toggleLoop
         case .character("t"): return .chimeNow
+        case .character("s"): return .save
+        case .character("n"): return .loopSaveNew
+        case .character(let digit) where ("1"..."9").contains(digit): return .loopSelectIndex(Int(String(digit))! - 1)
         case .character("["): return .rateBy(-0.05)
         case .character("]"): return .rateBy(0.05)
         case .character("{"): return .pitchBy(-1)
@@ -40,9 +44,42 @@ extension Player {
         }
     }
 
-    /// Applies a command; returns true for quit. Anything out of range is an error line or event and
-    /// changes nothing.
+    /// Commands that read what the engine has made of the commands before them (A and B): they wait
+    /// until it has taken those and published the result.
+    static func readsEngineState(_ command: ControlCommand) -> Bool {
+        switch command {
+        case .save, .loopSave, .loopSaveNew: return true
+        default: return false
+        }
+    }
+
+    /// True once the audio thread has taken every command sent so far and published its status
+    /// (a command is taken at the start of the next cycle; status is published at its end).
+    var engineCaughtUp: Bool { engine.status.cycles.load(ordering: .relaxed) >= lastSentCycle + 2 }
+
+    /// Applies a command in order; returns true for quit. A command that reads the engine's state
+    /// waits for the engine to catch up, and everything after it queues behind it.
     func perform(_ command: ControlCommand) -> Bool {
+        if !queuedCommands.isEmpty || (Player.readsEngineState(command) && !engineCaughtUp) {
+            queuedCommands.append(command)
+            return false
+        }
+        return performNow(command)
+    }
+
+    /// Control loop: runs queued commands whose turn has come; returns true for quit.
+    func runQueuedCommands() -> Bool {
+        while let head = queuedCommands.first {
+            if Player.readsEngineState(head) && !engineCaughtUp { return false }
+            queuedCommands.removeFirst()
+            if performNow(head) { return true }
+        }
+        return false
+    }
+
+    /// Applies a command now; returns true for quit. Anything out of range is an error line or event
+    /// and changes nothing.
+    func performNow(_ command: ControlCommand) -> Bool {
         let rate = file.info.sampleRate
         let length = file.info.frameCount
         let a = engine.status.loopA.load(ordering: .relaxed)
@@ -93,6 +130,7 @@ extension Player {
             let frames = spec.frame(atRate: rate)
             guard frames <= 60 * rate else { return failed("gap \(time(frames)) is longer than a minute") }
             send(.gap(frames: frames))
+            gapFrames = frames
         case .chime(let hour, let minute): send(.chime(hour: hour, minute: minute))
         case .chimeNow:
             let now = ChimeOptions.now()
@@ -119,6 +157,10 @@ extension Player {
             var pan = value
             if case .panBy = command { pan = ((engine.controls.pan.load(ordering: .relaxed) + value) * 10).rounded() / 10 }
             engine.setLevel(volume: engine.controls.volume.load(ordering: .relaxed), pan: min(1, max(-1, pan)))
+        case .save, .loopSave, .loopSelect, .loopSelectIndex, .loopDelete, .listLoops, .trainer: performSession(command)
+        case .loopSaveNew:
+            let taken = Set(session.loops.map(\.name))
+            performSession(.loopSave((1...).lazy.map { "loop \($0)" }.first { !taken.contains($0) }!))
         case .status: printStatus(force: true)
         case .help:
             if painter != nil {
@@ -138,6 +180,7 @@ extension Player {
     }
 
     func send(_ command: EngineCommand) {
+        lastSentCycle = engine.status.cycles.load(ordering: .relaxed)
         if !engine.commands.push(command) { reportError("the audio thread is not taking commands (queue full)") }
     }
 }

@@ -28,6 +28,7 @@ extension Player {
                 }
             case .wrap(let count, let from, let to, _):
                 emitEvent("wrap") { $0.add("count", count); $0.add("from", from); $0.add("to", to) }
+                trainerPassCompleted()
             case .pointSet(let isB, let frame):
                 emitEvent(isB ? "b" : "a") { $0.add("frame", frame); $0.add("pos_s", self.seconds(frame)) }
             case .chimeStarted(let hour, let minute, let strikes):
@@ -151,6 +152,19 @@ extension Player {
                 meter.add("clipped", level.clipped)
                 return meter.text
             }.joined(separator: ",") + "]")
+            line.add("session", sessionPath ?? "")
+            if let active = session.activeLoop { line.add("active_loop", active) }
+            if let trainer {
+                var fields = JSONLine()
+                fields.add("from", trainer.from)
+                fields.add("step", trainer.step)
+                fields.add("every", trainer.every)
+                fields.add("to", trainer.to)
+                fields.add("speed", trainer.speed)
+                fields.add("passes", trainer.passes)
+                fields.add("done", trainer.isDone)
+                line.addRaw("trainer", fields.text)
+            }
             line.add("underruns", underruns)
             line.add("xruns", xruns)
             line.add("load", load.window)
@@ -190,6 +204,8 @@ extension Player {
                 screen.message = message?.text
                 screen.messageIsError = message?.isError ?? false
                 screen.showHelp = showHelp
+                screen.trainer = trainerLine
+                screen.session = sessionLine
                 screen.keyHelp = Player.keyHelp
                 painter.draw(Screen.render(screen, width: painter.size.columns, color: painter.color))
                 return

@@ -17,6 +17,12 @@ public struct PlayOptions: Sendable {
     public var quitOnEOF = false
     /// What the meters show: the file's own level (pre) or what leaves the ports (post).
     public var meterStage: MeterStage = .post
+    /// Which session to use, and `--fresh` (start over; a session file keeps its named loops).
+    public var session: SessionChoice = .keyed
+    public var fresh = false
+    /// The sound options given on the command line (they win over the session's values).
+    public var givenSoundOptions: Set<String> = []
+    public var trainer: TrainerSpec?
 
     public init(path: String) { self.path = path }
 }
@@ -34,6 +40,8 @@ public enum MeterStage: String, Sendable {
 public final class Player {
     let options: PlayOptions
     let file: AudioFile
+    /// The sound at start: the session's, with the command line's options winning.
+    let sound: SoundOptions
     private let configuration: Engine.Configuration
     // Made once the JACK server's rate is known (run()); the control thread only touches them after.
     private(set) var engine: Engine!
@@ -58,12 +66,35 @@ public final class Player {
     var overview: WaveformOverview?
     var message: (text: String, isError: Bool, until: Date)?
     var showHelp = false
+    // the session (Player+Session.swift)
+    var session: Session
+    let sessionPath: String?
+    var lastSavedText: String?
+    var backupOnFirstSave: Bool
+    var nextAutosave = Date().addingTimeInterval(Player.autosaveInterval)
+    var trainer: SpeedTrainer?
+    var gapFrames = 0
+    /// Why the run ends (the reason of the last save).
+    var exitReason = "quit"
+    /// Commands waiting for the engine to take the ones before them (Player+Commands.swift).
+    var queuedCommands: [ControlCommand] = []
+    var lastSentCycle = -1
 
-    /// Opens the file and checks the options; nothing touches JACK yet.
+    /// Opens the session and the file and checks the options; nothing touches JACK and nothing is
+    /// written yet (a session that cannot be read is an error and stays as it is).
     public init(options: PlayOptions) throws(RepeaterError) {
         self.options = options
-        file = try AudioFile(path: options.path)
-        var configuration = try options.sound.engineConfiguration(for: file.info)
+        let plan = try SessionPlan.resolve(options)
+        file = try AudioFile(path: plan.audioPath)
+        var session = plan.session
+        try session.check(against: file.info, shown: "'\(plan.sessionPath ?? plan.audioPath)'")
+        self.session = session
+        sessionPath = plan.sessionPath
+        backupOnFirstSave = plan.backupOnFirstSave
+        trainer = options.trainer?.trainer ?? session.trainer
+        sound = plan.sound(commandLine: options.sound, given: options.givenSoundOptions, trainer: options.trainer)
+        var configuration = try sound.engineConfiguration(for: file.info)
+        gapFrames = configuration.gapFrames
         configuration.chimeTempo = options.chime.tempo
         self.configuration = configuration
         // Load the gongs now, so that a bad gong file is an error before anything touches JACK.
@@ -78,8 +109,8 @@ public final class Player {
         configuration.sourceSampleRate = file.info.sampleRate
         let engine = Engine(configuration, gongs: try Gongs.bank(sampleRate: outputRate, lowPath: options.chime.lowPath,
                                                                   highPath: options.chime.highPath))
-        engine.controls.speed.store(options.sound.speed, ordering: .relaxed)
-        engine.controls.pitchSemitones.store(options.sound.pitch, ordering: .relaxed)
+        engine.controls.speed.store(sound.speed, ordering: .relaxed)
+        engine.controls.pitchSemitones.store(sound.pitch, ordering: .relaxed)
         self.engine = engine
         preMeters = LevelMeters(channelCount: engine.channelCount)
         postMeters = LevelMeters(channelCount: engine.outputChannelCount)
@@ -87,7 +118,7 @@ public final class Player {
         // The stretcher is told the output rate even when it also resamples: R3 sizes its analysis
         // from it, and a 1 kHz tone from 44.1 kHz measured THD+N −88 dB this way against −76 dB when
         // told the file's rate.
-        supply = StretcherSupply(engine: engine, kind: options.sound.stretcher, sampleRate: outputRate)
+        supply = StretcherSupply(engine: engine, kind: sound.stretcher, sampleRate: outputRate)
     }
 
     /// Plays until the end, `q`/`quit`, or a signal. Returns the exit code.
@@ -114,6 +145,10 @@ public final class Player {
         try client.activate()
         for warning in client.connect(options.connect) { Console.warning(warning) }
         engine.controls.latencyFrames.store(client.outputLatencyFrames, ordering: .relaxed)
+        if let loop = session.loop, !loop.on, options.sound.loop == nil {
+            send(.setLoop(a: loop.a, b: loop.b))  // the session's A and B, kept but off
+            send(.loopEnabled(false))
+        }
         send(.start)
         reader.start()
         if Terminal.stdinIsTerminal { terminal.enterRawMode() }
@@ -143,11 +178,15 @@ public final class Player {
         var nextStatus = Date()
         while true {
             waitForInput(timeoutMilliseconds: 20)
-            if repeater_signal_take() != 0 { return 0 }
+            if repeater_signal_take() != 0 {
+                exitReason = "signal"
+                return 0
+            }
             if client.notifications.serverShutdown.load(ordering: .relaxed) {
+                exitReason = "shutdown"
                 throw RepeaterError(.jackShutdown, "the JACK server shut down; stopping")
             }
-            if readInput() { return 0 }
+            if readInput() || runQueuedCommands() { return 0 }
             supply.service()
             let latency = engine.status.processingLatency.load(ordering: .relaxed)
             if latency != reportedLatency {
@@ -156,8 +195,10 @@ public final class Player {
             }
             drainEvents()
             if finishedCycle >= 0 && engine.status.cycles.load(ordering: .relaxed) >= finishedCycle + 2 {
+                exitReason = "end"
                 return 0  // the last frame's cycle has completed downstream too
             }
+            autosaveIfDue()
             if Date() >= nextStatus {
                 engine.controls.latencyFrames.store(client.outputLatencyFrames, ordering: .relaxed)
                 updateMeasurements()
@@ -205,9 +246,20 @@ public final class Player {
         return false
     }
 
+    /// On the way out: lets the engine take what was sent (at most 0.3 s, only while the server runs),
+    /// runs the session commands still queued, and saves.
+    private func finishCommandsAndSave() {
+        let deadline = Date().addingTimeInterval(0.3)
+        while !engineCaughtUp, exitReason != "shutdown", Date() < deadline { usleep(2000) }
+        for command in queuedCommands where command != .quit { _ = performNow(command) }
+        queuedCommands.removeAll()
+        saveSession(reason: exitReason)
+    }
+
     /// The single way out: deactivate, join the disk thread, close, restore the terminal, stop a
     /// private server, and report what went wrong on the way.
     private func shutDown() {
+        if engine != nil { finishCommandsAndSave() }  // before anything else can go wrong
         client?.deactivate()
         reader?.stop()
         supply?.drain()

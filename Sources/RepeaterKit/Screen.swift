@@ -31,6 +31,8 @@ public struct ScreenState: Sendable {
     public var loadPeak = 0.0
     /// The speed trainer's line, when one runs.
     public var trainer: String?
+    /// The session and its numbered loops.
+    public var session: String?
     /// The last error or note, shown for a few seconds.
     public var message: String?
     public var messageIsError = false
@@ -57,6 +59,7 @@ public enum Screen {
         if let trainer = state.trainer { lines.append(fit(trainer, width)) }
         lines.append(contentsOf: overview(state, width: width, paint: painter))
         lines.append(fitFirst(loopForms(state), width: width))
+        if let session = state.session { lines.append(fit(session, width)) }
         lines.append(contentsOf: meters(state, width: width, paint: painter))
         lines.append(fitFirst(healthForms(state), width: width))
         if let message = state.message {

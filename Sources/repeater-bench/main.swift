@@ -197,11 +197,11 @@ func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ",
 print("case         engine  loop     CPU s/audio s  worst/period  p99.9/period  vs bare")
 let copy = runCopy(signal)
 print(pad("speed 1.0", 13) + pad("bypass", 8) + pad("copy", 9)
-      + String(format: "%13.4f %13.3f %13.3f", copy.cpuPerAudioSecond, copy.worst, copy.p999))
+      + String(format: "%13.6f %13.3f %13.3f", copy.cpuPerAudioSecond, copy.worst, copy.p999))
 for (label, volume, pan) in [("engine", 1.0, 0.0), ("-6dB,pan", 0.5, -0.3)] {
     let bypass = runEngine(signal, kind: nil, speed: 1, pitch: 0, volume: volume, pan: pan)
     print(pad("speed 1.0", 13) + pad("bypass", 8) + pad(label, 9)
-          + String(format: "%13.4f %13.3f %13.3f  %.1f× copy", bypass.cpuPerAudioSecond, bypass.worst, bypass.p999,
+          + String(format: "%13.6f %13.3f %13.3f  %.1f× copy", bypass.cpuPerAudioSecond, bypass.worst, bypass.p999,
                    bypass.cpuPerAudioSecond / copy.cpuPerAudioSecond))
 }
 let cases: [(String, Double, Double)] = [("speed 0.75", 0.75, 0), ("speed 1.25", 1.25, 0), ("pitch +3", 1, 3)]

@@ -5,6 +5,7 @@ repeater \(version): a practice player for the JACK audio graph.
 
 USAGE
   repeater play FILE [options]          play FILE to JACK ports out_1 … out_N
+  repeater play SESSION.json [options]  resume a practice session
   repeater info FILE                    print format, rate, channels, frames, duration
   repeater render FILE -o OUT [options] run the same engine offline and write a file
   repeater chime [--at HH:MM] [options] strike the time on the minute repeater
@@ -16,11 +17,15 @@ TIME is 83.5 (seconds), 1:23.5, 1:02:03.25, or a frame count such as 3984000f.
 
 let playHelp = """
 USAGE: repeater play FILE [options]
+       repeater play SESSION.json [options]
+
+A mono FILE plays to two ports (out_1, out_2). Without --session, FILE's session is kept under
+$XDG_STATE_HOME/repeater/sessions (default ~/.local/state/…) and resumed next time.
 
 OPTIONS
   --server NAME     JACK server to use (default: $JACK_DEFAULT_SERVER, else "default")
   --name NAME       JACK client name (default: repeater)
-  --connect MODE    auto: the first physical playback ports (mono to both of a pair);
+  --connect MODE    auto: the first physical playback ports;
                     none: leave the ports unconnected;
                     REGEX: out_k to the k-th input port matching REGEX (default: auto)
   --from TIME       start at TIME (default: A when there is a loop)
@@ -31,21 +36,33 @@ OPTIONS
   --rate R          speed, pitch kept: 0.25 to 4 (0.8 plays at 80 %)
   --pitch S         pitch shift in semitones, -24 to 24 (fractions allowed)
   --engine E        finer (Rubber Band R3, the default) or faster (R2)
+  --volume V        -6dB, +3dB or a linear gain such as 0.5 (silence to +12 dB)
+  --pan P           -1 left … 1 right (stereo: balance; mono: equal-power pan)
+  --meter pre|post  meters show the file (pre) or the ports after volume and pan (post, default)
+  --session PATH    keep the session in PATH (created or resumed)
+  --no-session      read and write no session
+  --fresh           start over (a session file keeps its named loops)
+  --trainer F:S:E:T speed trainer: start at F, add S every E passes of the loop, stop at T
+                    (0.6:0.05:3:1.0)
   --start-server    start a private jackd (ALSA with a sound card, else the dummy
                     backend) and stop it on exit
   --chime-tempo X   scale the minute repeater's intervals (t key, `chime` command)
   --gong-low FILE, --gong-high FILE
                     the minute repeater's sounds from files instead of synthesized gongs
-  --status MODE     auto (a status line on a terminal) | json | lines | none
+  --status MODE     auto (the screen on a terminal) | json | lines | none
   --status-hz HZ    status updates per second (default: 10)
   --quit-on-eof     quit when stdin reaches its end (for scripts)
   --verbose         show libjack's own messages
 
 KEYS (on a terminal): space play/pause · a / b set A / B here · l loop on/off
-  ←/→ seek 5 s · Home jump to A · , / . move A ∓10 ms · < / > move B ∓10 ms · ? keys · q quit
+  ←/→ seek 5 s · Home jump to A · , / . move A ∓10 ms · < / > move B ∓10 ms
+  [ ] speed · { } pitch · = reset · ↑/↓ volume · ( ) pan · t chime · s save · n name the loop
+  1…9 named loops · ? keys · q quit
 STDIN (otherwise), one command per line: play, pause, toggle, seek TIME, a [TIME], b [TIME],
-  loop A-B, loop on, loop off, gap TIME, rate R, pitch S, chime [HH:MM], status, quit
-EXIT: 0 done · 2 bad input or no JACK server · 3 the JACK server went away
+  loop A-B, loop on, loop off, gap TIME, rate R, pitch S, volume V, pan P, chime [HH:MM],
+  save, loop save NAME, loop NAME, loop delete NAME, loops, trainer F:S:E:T | off, status, quit
+EXIT: 0 done · 2 bad input (a session that cannot be read included) or no JACK server
+  · 3 the JACK server went away (the session is saved on every way out)
 """
 
 let infoHelp = """
@@ -64,7 +81,7 @@ OPTIONS
                     without it the extension of OUT decides
   --from TIME       start at TIME
   --duration TIME   stop after TIME of output (default: to the end of the file)
-  --loop A-B, --loops N, --gap TIME, --declick MS, --rate R, --pitch S, --engine E
+  --loop A-B, --loops N, --gap TIME, --declick MS, --rate R, --pitch S, --engine E, --volume V, --pan P
                     as for play; a loop needs --loops or --duration
 """
 

@@ -62,6 +62,12 @@ func play(_ arguments: inout Arguments) throws(RepeaterError) -> Int32 {
                 throw .input("--status takes auto, json, lines or none, not '\(text)'")
             }
             options.status = mode
+        case "--session": options.session = .file(try arguments.value(for: name, inline: inline))
+        case "--no-session": options.session = .none
+        case "--fresh": options.fresh = true
+        case "--trainer":
+            let text = try arguments.value(for: name, inline: inline)
+            do { options.trainer = try TrainerSpec(parsing: text) } catch { throw .input("--trainer: " + error.message) }
         case "--meter":
             let text = try arguments.value(for: name, inline: inline)
             guard let stage = MeterStage(rawValue: text) else { throw .input("--meter takes pre or post, not '\(text)'") }
@@ -69,7 +75,10 @@ func play(_ arguments: inout Arguments) throws(RepeaterError) -> Int32 {
         case "--status-hz":
             options.statusHz = try parseNumber(try arguments.value(for: name, inline: inline), option: name, range: 0.1...100)
         default:
-            if try parseSoundOption(name, inline: inline, &arguments, into: &options.sound) { continue }
+            if try parseSoundOption(name, inline: inline, &arguments, into: &options.sound) {
+                options.givenSoundOptions.insert(name)
+                continue
+            }
             guard path == nil, !name.hasPrefix("-") || name == "-" else { throw arguments.unknown(name) }
             path = name
         }

@@ -86,6 +86,8 @@ final class Child {
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         var env = ProcessInfo.processInfo.environment
         env["JACK_NO_START_SERVER"] = "1"
+        // Each run keeps its per-file session apart (tests that resume pass their own).
+        env["XDG_STATE_HOME"] = directory + "/state-\(id)"
         for (key, value) in environment { env[key] = value }
         process.environment = env
         process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)

@@ -68,7 +68,7 @@ extension JackSuites {
             let scratch = ScratchDirectory()
             try writeRamp(path: scratch.file("ramp.wav"), frames: 48_000 * 30, channels: 2, format: .wav16)
             let result = scratch.file("result.txt")
-            let command = "cd \(scratch.path) && \(repeaterPath) play ramp.wav --server \(server.name) --connect none; "
+            let command = "cd \(scratch.path) && XDG_STATE_HOME=\(scratch.path)/state \(repeaterPath) play ramp.wav --server \(server.name) --connect none; "
                 + "echo exit=$? > \(result); stty -a >> \(result)"
             let session = try TmuxSession(command: command, width: 80)
             #expect(try session.waitFor("▶ playing"), "no screen")
@@ -86,8 +86,14 @@ extension JackSuites {
             usleep(300_000)
             try session.keys("b")
             #expect(try session.waitFor("⟲"), "the loop did not turn on")
+            try session.keys("n")
+            #expect(try session.waitFor("[1 loop 1]"), "n did not name the loop: \((try? session.screen()) ?? "")")
             try session.keys("l")
             #expect(try session.waitFor("loop off"), "l did not turn the loop off")
+            try session.keys("1")
+            #expect(try session.waitFor("⟲"), "1 did not bring the named loop back")
+            try session.keys("s")
+            #expect(try session.waitFor("saved the session"), "s did not save")
             try session.keys("?")
             #expect(try session.waitFor("pitch −/+1 semitone"), "? did not show the keys")
             try session.keys("q")
@@ -106,7 +112,7 @@ extension JackSuites {
             try writeRamp(path: scratch.file("ramp.wav"), frames: 48_000 * 30, channels: 1, format: .wav16)
             let result = scratch.file("result.txt"), pidFile = scratch.file("pid")
             // The player execs in a shell that wrote its PID first, so the PID is the player's.
-            let command = "cd \(scratch.path) && sh -c 'echo $$ > \(pidFile); exec \(repeaterPath) play ramp.wav --server \(server.name) --connect none'; "
+            let command = "cd \(scratch.path) && XDG_STATE_HOME=\(scratch.path)/state sh -c 'echo $$ > \(pidFile); exec \(repeaterPath) play ramp.wav --server \(server.name) --connect none'; "
                 + "echo exit=$? > \(result); stty -a >> \(result)"
             let session = try TmuxSession(command: command, width: 60)
             #expect(try session.waitFor("L ▕"), "no screen: \((try? session.screen()) ?? "")")

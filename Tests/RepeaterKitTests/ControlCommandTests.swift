@@ -11,7 +11,11 @@ struct ControlCommandTests {
         ("loop 0:30-end", .loop(LoopSpec(start: .seconds(30), end: nil))),
         ("loop on", .loopOn(true)), ("loop off", .loopOn(false)), ("gap 0.5", .gap(.seconds(0.5))),
         ("  PLAY  ", .play), ("rate 0.8", .rate(0.8)), ("pitch -0.5", .pitch(-0.5)), ("chime 3:47", .chime(hour: 3, minute: 47)),
-        ("chime", .chimeNow),
+        ("chime", .chimeNow), ("save", .save), ("loops", .listLoops), ("loop save chorus 2", .loopSave("chorus 2")),
+        ("loop delete intro", .loopDelete("intro")), ("loop verse", .loopSelect("verse")), ("loop verse-2", .loopSelect("verse-2")),
+        ("loop 3", .loopSelect("3")), ("trainer off", .trainer(nil)),
+        ("trainer 0.6:0.05:3:1.0", .trainer(TrainerSpec(from: 0.6, step: 0.05, every: 3, to: 1))),
+        ("volume -6dB", .volume(Volume.gain(decibels: -6))), ("pan 0.5", .pan(0.5)),
     ])
     func parses(line: String, command: ControlCommand) throws {
         #expect(try ControlCommand(line: line) == command)
@@ -19,7 +23,9 @@ struct ControlCommandTests {
 
     @Test("unknown and malformed commands are refused with a one-line reason", arguments: [
         ("jump 3", "unknown command 'jump'"), ("seek", "usage: seek TIME"), ("seek x", "'x' is not a time"),
-        ("a 1 2", "usage: a [TIME]"), ("loop", "usage: loop A-B"), ("loop 3", "'3' is not a loop"),
+        ("a 1 2", "usage: a [TIME]"), ("loop", "usage: loop A-B"), ("loop save", "usage: loop save NAME"),
+        ("trainer 0.6:0.05:0:1", "EVERY is a number of passes"), ("trainer 1:0.1:3:0.5", "never takes"), ("trainer fast", "not a trainer"),
+        ("volume loud", "volume takes decibels"), ("pan left", "pan takes -1"),
         ("loop 1-x", "'x' is not a time"), ("rate 5", "rate takes 0.25 to 4"), ("pitch 30", "pitch takes -24 to 24"),
         ("chime 25:00", "not a time of day"), ("gap", "usage: gap TIME"), ("play now", "'play' takes no argument"),
     ])

@@ -26,6 +26,8 @@ func exampleScreenState() -> ScreenState {
     state.xruns = 2
     state.load = 0.012
     state.loadPeak = 0.034
+    state.trainer = "trainer 80 % → 100 %, +5 % every 3 passes: 1 of 3"
+    state.session = "session demo.json · 1 first bar  [2 second bar]  3 whole phrase"
     return state
 }
 
@@ -38,14 +40,16 @@ struct ScreenTests {
         for line in lines { #expect(Screen.visibleWidth(line) <= width, "too wide at \(width): '\(line)'") }
         #expect(lines[0].hasPrefix("▶ playing") && lines[0].hasSuffix("0:12.345 / 1:30.000"))
         #expect(lines[1].contains("80 %") && lines[1].contains("+2 st") && lines[1].contains("-6.0 dB") && lines[1].contains("L 20"))
+        #expect(lines[2].hasPrefix("trainer 80 %"))
         // The strip and the marker row: A, B and the playhead at their columns.
-        let strip = Array(lines[2]), marks = Array(lines[3])
+        let strip = Array(lines[3]), marks = Array(lines[4])
         #expect(strip.count == width && marks.count == width)
         #expect(marks[width * 10 / 90] == "[", "\(lines[3])")
         #expect(marks[Int(Double(20 * 48_000 - 1) / Double(90 * 48_000) * Double(width))] == "]", "\(lines[3])")
         #expect(marks[Int(12.345 / 90 * Double(width))] == "▲", "\(lines[3])")
         #expect(strip.allSatisfy { " ▁▂▃▄▅▆▇█".contains($0) })
-        #expect(lines[4].contains("A 0:10.000") && lines[4].contains("B 0:20.000") && lines[4].contains("×3"))
+        #expect(lines[5].contains("A 0:10.000") && lines[5].contains("B 0:20.000") && lines[5].contains("×3"))
+        #expect(lines[6].hasPrefix("session demo.json"))
         // Meters: the RMS bar fills to −12.3 dB of a −60…0 scale, the hold mark sits at −3 dB.
         let left = try #require(lines.first { $0.hasPrefix("L ▕") }), right = try #require(lines.first { $0.hasPrefix("R ▕") })
         let bar = left[left.index(after: left.firstIndex(of: "▕")!)..<left.firstIndex(of: "▏")!]
@@ -95,6 +99,8 @@ struct ScreenTests {
         state.loopOn = false
         state.overviewDone = 1024
         state.meters = [ChannelLevel(rmsDB: -1, peakDB: 1.2, holdDB: 1.2, clipped: 1234), ChannelLevel(rmsDB: -70, peakDB: -65, holdDB: -65, clipped: 0)]
+        state.trainer = nil
+        state.session = nil
         let lines = Screen.render(state, width: 80, color: false)
         #expect(lines[0].hasPrefix("‖ paused"))
         #expect(Array(lines[2])[60] == "·" && Array(lines[2])[10] != "·", "unknown stretches show as dots")
@@ -152,9 +158,11 @@ struct ScreenTests {
 let goldenScreen80 = """
 ▶ playing  demo.flac                                         0:12.345 / 1:30.000
 speed 80 %   pitch +2 st   volume -6.0 dB   pan L 20
+trainer 80 % → 100 %, +5 % every 3 passes: 1 of 3
 ▃▅▆█████▇▅▃▃▅▆█████▇▅▃▂▅▆█████▇▅▃▂▄▆█████▇▅▃▂▄▆█████▇▅▃▂▄▆▇████▇▅▃▂▄▆▇████▇▅▃▂▄▆
         [─▲──────]
 A 0:10.000   B 0:20.000   length 10.000 s   ⟲ ×3
+session demo.json · 1 first bar  [2 second bar]  3 whole phrase
 L ▕███████████████████████████████████████████████████░░░░░░░░│░░░▏ -12.3  -6.1
 R ▕░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░▏  -inf  -inf
    -60   -54   -48   -42    -36   -30   -24    -18   -12   -6    0    rms  peak
