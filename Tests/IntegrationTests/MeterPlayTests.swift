@@ -78,6 +78,25 @@ extension JackSuites {
             #expect(pre.finish().status == 0)
         }
 
+        @Test("--status lines: a compact human line per update with the meters")
+        func compactLines() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            let path = scratch.file("sine.wav")
+            try writeSine(path, seconds: 5)
+            let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "none", "--status", "lines",
+                                                  "--status-hz", "5", "--volume", "0.5"], in: scratch.path)
+            #expect(player.waitForOutput { $0.split(separator: "\n").count >= 4 }, "\(player.stderr)")
+            player.send("quit")
+            let outcome = player.finish()
+            #expect(outcome.status == 0)
+            let line = String(outcome.stdout.split(separator: "\n")[3])
+            #expect(line.hasPrefix("playing 0:0") && line.contains(" / 0:05.000 vol -6.0 dB pan C | L ") && line.contains(" dB | underruns 0 xruns "), "\(line)")
+            // "L rms/peak R rms/peak": −15.05 and −12.04 dBFS, printed to a tenth.
+            let numbers = line.split(separator: "|")[1].split(whereSeparator: { " /".contains($0) }).compactMap { Double($0) }
+            #expect(numbers.count == 4 && abs(numbers[0] + 15.05) <= 0.1 && abs(numbers[1] + 12.04) <= 0.1 && numbers[2] == numbers[0], "\(line)")
+        }
+
         @Test("bad volume and pan are one-line errors with exit 2")
         func badOptions() throws {
             let scratch = ScratchDirectory()

@@ -19,6 +19,13 @@ private func waitForLoop(_ player: Child, b: Int) -> Bool {
     player.waitForOutput { $0.contains("\"event\":\"loop\"") && $0.contains("\"b\":\(b),") }
 }
 
+/// `repeater play FILE --session SESSION` on `server`, JSON status, ports unconnected.
+private func startPlayer(_ file: String, session: String, server: TestServer, in scratch: ScratchDirectory,
+                         _ extra: [String] = []) throws -> Child {
+    try Child(repeaterPath, ["play", file, "--session", session, "--server", server.name, "--connect", "none", "--status", "json"] + extra,
+              in: scratch.path)
+}
+
 extension JackSuites {
     @Suite("Sessions on a real jackd")
     struct SessionPlayTests {
@@ -28,8 +35,7 @@ extension JackSuites {
             let scratch = ScratchDirectory()
             try writeRamp(path: scratch.file("ramp.wav"), frames: 48_000 * 10, channels: 2, format: .wav16)
             let session = scratch.file("practice.json")
-            let player = try Child(repeaterPath, ["play", "ramp.wav", "--session", session, "--server", server.name,
-                                                  "--connect", "none", "--status", "json"], in: scratch.path)
+            let player = try startPlayer("ramp.wav", session: session, server: server, in: scratch)
             #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
             player.send("loop 1-2")
             player.send("b 1.5")
@@ -48,8 +54,7 @@ extension JackSuites {
             let scratch = ScratchDirectory()
             try writeRamp(path: scratch.file("ramp.wav"), frames: 48_000 * 10, channels: 1, format: .wav16)
             let session = scratch.file("practice.json")
-            let player = try Child(repeaterPath, ["play", "ramp.wav", "--session", session, "--server", server.name,
-                                                  "--connect", "none", "--status", "json"], in: scratch.path)
+            let player = try startPlayer("ramp.wav", session: session, server: server, in: scratch)
             #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
             player.send("loop 2-3.5")
             #expect(waitForLoop(player, b: 168_000))
@@ -70,8 +75,7 @@ extension JackSuites {
             var killedMidRun = 0
             var generator = SystemRandomNumberGenerator()
             for iteration in 0..<200 {
-                let player = try Child(repeaterPath, ["play", "ramp.wav", "--session", session, "--server", server.name,
-                                                      "--connect", "none", "--status", "json", "--status-hz", "1"], in: scratch.path)
+                let player = try startPlayer("ramp.wav", session: session, server: server, in: scratch, ["--status-hz", "1"])
                 // A burst of moves, each saved at once: the player writes the session in a tight loop.
                 var burst = "loop 0.5-1\n"
                 for k in 0..<400 { burst += "b \(1 + Double(k) / 1000)\nsave\n" }
@@ -88,8 +92,7 @@ extension JackSuites {
             }
             #expect(killedMidRun > 150, "most kills should land while the player saves: \(killedMidRun)")
             // The next run cleans up temporaries the killed writers left, and saves normally.
-            let last = try Child(repeaterPath, ["play", "ramp.wav", "--session", session, "--server", server.name,
-                                                "--connect", "none", "--status", "json"], in: scratch.path)
+            let last = try startPlayer("ramp.wav", session: session, server: server, in: scratch)
             last.send("save")
             #expect(last.waitForOutput { $0.contains("\"event\":\"saved\"") })
             last.send("quit")
@@ -186,8 +189,7 @@ extension JackSuites {
             let scratch = ScratchDirectory()
             try writeRamp(path: scratch.file("ramp.wav"), frames: 48_000 * 10, channels: 2, format: .wav16)
             let session = scratch.file("s.json")
-            let player = try Child(repeaterPath, ["play", "ramp.wav", "--session", session, "--loop", "1-1.2", "--trainer", "0.8:0.1:2:1.0",
-                                                  "--server", server.name, "--connect", "none", "--status", "json"], in: scratch.path)
+            let player = try startPlayer("ramp.wav", session: session, server: server, in: scratch, ["--loop", "1-1.2", "--trainer", "0.8:0.1:2:1.0"])
             #expect(player.waitForOutput(timeout: 20) { $0.contains("\"done\":true") }, "\(player.stderr)")
             player.send("quit")
             let outcome = player.finish()

@@ -104,6 +104,25 @@ extension JackSuites {
             #expect(try !session.screen().contains("L ▕"), "the screen was not cleared away")
         }
 
+        @Test("TERM=dumb: the one-line status redrawn with a carriage return instead of the screen, no alternate screen")
+        func dumbTerminal() throws {
+            try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "install tmux (scripts/setup does)")
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            try writeRamp(path: scratch.file("ramp.wav"), frames: 48_000 * 30, channels: 2, format: .wav16)
+            let result = scratch.file("result.txt")
+            let command = "cd \(scratch.path) && XDG_STATE_HOME=\(scratch.path)/state TERM=dumb \(repeaterPath) play ramp.wav --server \(server.name) --connect none; "
+                + "echo exit=$? > \(result)"
+            let session = try TmuxSession(command: command, width: 100)
+            #expect(try session.waitFor("(? keys)"), "no status line: \((try? session.screen()) ?? "")")
+            let screen = try session.screen()
+            #expect(screen.contains("▶ 0:0") && !screen.contains("L ▕"), "\(screen)")
+            #expect(screen.split(separator: "\n").filter { $0.contains("(? keys)") }.count == 1, "the line scrolled: \(screen)")
+            #expect(!session.alternateScreenOn())
+            try session.keys("q")
+            #expect(try waitForResult(result).hasPrefix("exit=0"))
+        }
+
         @Test("SIGTERM restores the terminal too")
         func sigtermRestores() throws {
             try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "install tmux (scripts/setup does)")
