@@ -47,7 +47,11 @@ struct SessionPlan {
         }
         let shown = "'\(sessionPath)'"
         guard let data = FileManager.default.contents(atPath: sessionPath) else { throw .input("session \(shown) cannot be read: check its permissions") }
-        var session = try Session.parse(data, shown: shown)
+        var session: Session
+        do { session = try Session.parse(data, shown: shown) } catch {
+            guard case .keyed = options.session else { throw error }
+            throw .input(error.message + " (or play with --fresh to start over; the old file is kept as .previous.json)")
+        }
         if Session.absolute(session.audioPath(sessionPath: sessionPath)) != Session.absolute(audioPath) {
             Console.warning("session \(shown) was for '\(session.audio)'; it now follows '\(audioPath)'")
             session.audio = Session.audioReference(audioPath, sessionPath: sessionPath)
