@@ -207,7 +207,8 @@ extension Player {
                 screen.trainer = trainerLine
                 screen.session = sessionLine
                 screen.keyHelp = Player.keyHelp
-                painter.draw(Screen.render(screen, width: painter.size.columns, color: painter.color))
+                let size = painter.size
+                painter.draw(Screen.render(screen, width: size.columns, color: painter.color, height: size.rows))
                 return
             }
             guard Terminal.stderrIsTerminal || force else { return }

@@ -230,6 +230,7 @@ public final class Player {
             for key in Key.decode(bytes) {
                 if let command = command(for: key), perform(command) { return true }
             }
+            if painter != nil { printStatus() }  // the key's effect on screen now, not at the next tick
             return false
         }
         pendingInput += bytes

@@ -50,32 +50,43 @@ public enum Screen {
     /// The dB scale of the meters.
     public static let floorDB = -60.0
 
-    public static func render(_ state: ScreenState, width requestedWidth: Int, color: Bool) -> [String] {
+    /// `height`: the terminal's rows; when the screen does not fit, the least needed parts go first
+    /// (the key list, the scale row, the hint, the trainer and session lines, the health line, the
+    /// settings), never the header, the overview, the loop or the meters.
+    public static func render(_ state: ScreenState, width requestedWidth: Int, color: Bool, height: Int = .max) -> [String] {
         let width = max(minimumWidth, requestedWidth)
         var painter = Paint(color: color)
-        var lines: [String] = []
-        lines.append(header(state, width: width, paint: &painter))
-        lines.append(fitFirst(settingsForms(state), width: width))
-        if let trainer = state.trainer { lines.append(fit(trainer, width)) }
-        lines.append(contentsOf: overview(state, width: width, paint: painter))
-        lines.append(fitFirst(loopForms(state), width: width))
-        if let session = state.session { lines.append(fit(session, width)) }
-        lines.append(contentsOf: meters(state, width: width, paint: painter))
-        lines.append(fitFirst(healthForms(state), width: width))
+        // (line, priority to keep: higher stays longer)
+        var parts: [(String, Int)] = []
+        parts.append((header(state, width: width, paint: &painter), 9))
+        parts.append((fitFirst(settingsForms(state), width: width), 3))
+        if let trainer = state.trainer { parts.append((fit(trainer, width), 4)) }
+        for line in overview(state, width: width, paint: painter) { parts.append((line, 8)) }
+        parts.append((fitFirst(loopForms(state), width: width), 7))
+        if let session = state.session { parts.append((fit(session, width), 4)) }
+        let meterLines = meters(state, width: width, paint: painter)
+        for (index, line) in meterLines.enumerated() { parts.append((line, index == meterLines.count - 1 ? 1 : 8)) }
+        parts.append((fitFirst(healthForms(state), width: width), 3))
         if let message = state.message {
-            lines.append(painter.style(fit("! " + message, width), state.messageIsError ? "31;1" : "33"))
+            parts.append((painter.style(fit("! " + message, width), state.messageIsError ? "31;1" : "33"), 5))
         } else {
-            lines.append(painter.style(fitFirst([
+            parts.append((painter.style(fitFirst([
                 "space play · a/b A/B · l loop · ←/→ seek · ↑/↓ volume · ( ) pan · ? keys · q quit",
                 "space play · a/b A/B · l loop · ←→ seek · ↑↓ volume · ( ) pan · ? keys · q quit",
                 "space play · a b A/B · l loop · ↑↓ vol · ? keys · q quit",
                 "? keys · q quit",
-            ], width: width), "2"))
+            ], width: width), "2"), 2))
         }
         if state.showHelp {
-            for line in state.keyHelp.split(separator: "\n") { lines.append(contentsOf: wrap(String(line), width: width)) }
+            for line in state.keyHelp.split(separator: "\n") {
+                for wrapped in wrap(String(line), width: width) { parts.append((wrapped, 0)) }
+            }
         }
-        return lines
+        var keep = 0
+        while parts.count > max(1, height), keep <= 9 {
+            if let index = parts.lastIndex(where: { $0.1 == keep }) { parts.remove(at: index) } else { keep += 1 }
+        }
+        return parts.map(\.0)
     }
 
     // MARK: parts
@@ -306,8 +317,7 @@ public final class ScreenPainter {
 
     public func draw(_ lines: [String]) {
         guard active else { return }
-        let rows = size.rows
-        let shown = lines.prefix(max(1, rows))
+        let shown = lines.prefix(max(1, size.rows))  // the renderer already dropped what matters least
         write("\u{1b}[?2026h\u{1b}[H" + shown.joined(separator: "\u{1b}[K\r\n") + "\u{1b}[K\u{1b}[J\u{1b}[?2026l")
     }
 

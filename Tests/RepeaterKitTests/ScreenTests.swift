@@ -110,6 +110,24 @@ struct ScreenTests {
         for line in lines { #expect(Screen.visibleWidth(line) <= 80) }
     }
 
+    @Test("a short terminal drops the key list, the scale, the hint and the extra lines first, never the meters")
+    func shortTerminal() {
+        var state = exampleScreenState()
+        state.showHelp = true
+        state.keyHelp = "one\ntwo\nthree"
+        let full = Screen.render(state, width: 80, color: false)
+        #expect(full.count == 15)
+        for height in [14, 12, 10, 8, 7] {
+            let lines = Screen.render(state, width: 80, color: false, height: height)
+            #expect(lines.count == height)
+            #expect(lines[0].hasPrefix("▶ playing") && lines.contains { $0.hasPrefix("L ▕") } && lines.contains { $0.hasPrefix("R ▕") })
+            #expect(lines.filter { $0.hasPrefix("A 0:10.000") }.count == 1)
+            #expect(Array(full.filter { lines.contains($0) }) == lines, "the order is kept")
+        }
+        let tight = Screen.render(state, width: 80, color: false, height: 8)
+        #expect(!tight.contains("one") && !tight.contains { $0.contains("rms  peak") } && !tight.contains { $0.hasPrefix("speed ") } && tight.contains { $0.hasPrefix("trainer") })
+    }
+
     @Test("volume parsing: decibels or a linear gain, silence to +12 dB, one-line errors")
     func volumeParsing() throws {
         #expect(abs(try Volume.parse("-6dB") - 0.501187) < 1e-6)
