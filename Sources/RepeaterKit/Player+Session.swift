@@ -137,9 +137,12 @@ extension Player {
             }
             try SessionStore.writeAtomically(text, to: sessionPath)
         } catch {
-            reportError(error.message)
+            // Said once per distinct problem (autosave retries every few seconds), and always when asked.
+            if error.message != lastSaveError || reason == "request" { reportError(error.message) }
+            lastSaveError = error.message
             return false
         }
+        lastSaveError = nil
         lastSavedText = text
         emitEvent("saved") { $0.add("path", sessionPath); $0.add("reason", reason) }
         return true

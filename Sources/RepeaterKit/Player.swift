@@ -70,6 +70,7 @@ public final class Player {
     var session: Session
     let sessionPath: String?
     var lastSavedText: String?
+    var lastSaveError: String?
     var backupOnFirstSave: Bool
     var nextAutosave = Date().addingTimeInterval(Player.autosaveInterval)
     var trainer: SpeedTrainer?

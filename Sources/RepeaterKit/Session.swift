@@ -247,7 +247,7 @@ public struct Session: Equatable, Sendable {
     public func audioPath(sessionPath: String) -> String {
         if audio.hasPrefix("/") { return audio }
         let folder = (sessionPath as NSString).deletingLastPathComponent
-        return ((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent(audio)
+        return folder.isEmpty ? audio : (folder as NSString).appendingPathComponent(audio)
     }
 
     /// How a session at `sessionPath` names `audioPath`: relative when the audio lies in the session's
