@@ -116,7 +116,7 @@ extension Engine {
     /// Audio thread. Measures what leaves the ports and publishes the cycle's record.
     func meterPost(_ outputs: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         meters.measure(outputs, channels: outputChannelCount, first: channelCount, frameCount: frameCount)
-        meters.publish(frameCount: frameCount)
+        _ = meters.publish(frameCount: frameCount)
     }
 }
 

@@ -45,7 +45,7 @@ public struct MeterRing: ~Copyable, @unchecked Sendable {
     /// Producer. Measures `frameCount` samples of `channels` buffers into the stage starting at
     /// channel index `first` (0: pre; `preChannels`: post).
     @inline(__always)
-    func measure(_ buffers: UnsafePointer<UnsafeMutablePointer<Float>>, channels: Int, first: Int, frameCount: Int) {
+    public func measure(_ buffers: UnsafePointer<UnsafeMutablePointer<Float>>, channels: Int, first: Int, frameCount: Int) {
         for channel in 0..<channels {
             let samples = buffers[channel]
             var peak: Float = 0
@@ -67,22 +67,24 @@ public struct MeterRing: ~Copyable, @unchecked Sendable {
     }
 
     /// Producer. Ends a period of `frameCount` frames: publishes everything pending when a slot is
-    /// free, else keeps it for the next period.
+    /// free (true), else keeps it for the next period (false).
     @inline(__always)
-    func publish(frameCount: Int) {
+    @discardableResult
+    public func publish(frameCount: Int) -> Bool {
         pending[0] += Double(frameCount)
-        guard indices.writableCount() > 0 else { return }
+        guard indices.writableCount() > 0 else { return false }
         let slot = storage + (indices.producerPosition() & indices.mask) * recordSize
         for i in 0..<recordSize {
             slot[i] = pending[i]
             pending[i] = 0
         }
         indices.commitWrite(1)
+        return true
     }
 
     // MARK: consumer (control thread)
 
-    /// Consumer. Adds every published record to `totals` (one per stage) and frees the slots.
+    /// Consumer. Adds every published record to the meters of each stage and frees the slots.
     public func drain(pre: LevelMeters, post: LevelMeters) {
         let count = indices.readableCount()
         guard count > 0 else { return }

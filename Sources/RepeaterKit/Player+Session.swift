@@ -180,7 +180,9 @@ extension Player {
             note("saved loop '\(name)': \(time(a)) – \(time(b))")
             saveSession(reason: "loop")
         case .loopSelect(let name):
-            guard let index = session.loops.firstIndex(where: { $0.name == name }) else {
+            // A name first; else a number counts like the keys 1…9 (`loop 2`: the second loop).
+            let byNumber = Int(name).flatMap { session.loops.indices.contains($0 - 1) ? $0 - 1 : nil }
+            guard let index = session.loops.firstIndex(where: { $0.name == name }) ?? byNumber else {
                 reportError(session.loops.isEmpty ? "no loop named '\(name)': none saved yet (`loop save NAME`)"
                                                   : "no loop named '\(name)'; saved: \(session.loops.map(\.name).joined(separator: ", "))")
                 return

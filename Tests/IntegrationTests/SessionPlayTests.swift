@@ -162,7 +162,7 @@ extension JackSuites {
                 let player = try Child(repeaterPath, ["play", name, "--server", server.name, "--connect", "none", "--status", "json"], in: scratch.path)
                 #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(name): \(player.stderr)")
                 player.send("2")  // not a command: an error event, nothing else
-                player.send("loop 2")  // no loop named "2"
+                player.send("loop 9")  // neither a name nor one of the loops' numbers
                 player.send("loops")
                 #expect(player.waitForOutput { $0.contains("\"event\":\"loops\"") })
                 // A second of status (10 Hz), past the lead-in of the first phrase.
@@ -172,7 +172,7 @@ extension JackSuites {
                 #expect(outcome.status == 0, "\(name): \(outcome.stderr)")
                 let status = outcome.stdout.split(separator: "\n").first { $0.contains("\"state\":\"playing\"") }.map(String.init) ?? ""
                 for field in expected { #expect(status.contains(field), "\(name): \(field) not in \(status)") }
-                #expect(outcome.stdout.contains("no loop named '2'"))
+                #expect(outcome.stdout.contains("no loop named '9'"))
                 // The meters hear the audio: neither file is silent where its first loop plays.
                 let levels = outcome.stdout.split(separator: "\n").compactMap { line -> Double? in
                     guard line.contains("\"state\""), let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],

@@ -1,5 +1,6 @@
 import Foundation
 import RepeaterEngine
+import Synchronization
 import Testing
 
 @Suite("SPSC ring")
@@ -114,5 +115,55 @@ struct BlockRingTests {
             sequence += 1
         }
         #expect(errors == 0)
+    }
+}
+
+/// The ring and a flag, shared by the two threads (non-copyable values live in a class).
+private final class MeterRingBox: Sendable {
+    let ring = MeterRing(preChannels: 1, postChannels: 2, capacity: 8)
+    let done = Atomic<Bool>(false)
+}
+
+@Suite("Meter ring")
+struct MeterRingTests {
+    @Test("two threads: every period's figures arrive once, whole, whatever the timing (merged when the ring is full)")
+    func twoThreads() async {
+        let box = MeterRingBox()
+        let periods = 20_000, frames = 64
+        let pre = LevelMeters(channelCount: 1), post = LevelMeters(channelCount: 2)
+        let producer = Thread {
+            let a = UnsafeMutablePointer<Float>.allocate(capacity: frames), b = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+            let buffers = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 2)
+            buffers[0] = a
+            buffers[1] = b
+            for period in 0..<periods {
+                // Values k/8: their squares and sums are exact in binary, so the totals are exact.
+                let value = Float(period % 7 + 1) / 8
+                for i in 0..<frames {
+                    a[i] = value
+                    b[i] = -value / 2
+                }
+                box.ring.measure(buffers, channels: 1, first: 0, frameCount: frames)
+                box.ring.measure(buffers, channels: 2, first: 1, frameCount: frames)
+                box.ring.publish(frameCount: frames)
+            }
+            while !box.ring.publish(frameCount: 0) { usleep(100) }  // what is still merged, once there is room
+            box.done.store(true, ordering: .releasing)
+            a.deallocate(); b.deallocate(); buffers.deallocate()
+        }
+        producer.start()
+        while !box.done.load(ordering: .acquiring) {
+            box.ring.drain(pre: pre, post: post)
+            if Bool.random() { usleep(UInt32.random(in: 0...300)) }  // a consumer that keeps falling behind
+        }
+        box.ring.drain(pre: pre, post: post)
+        var squares = 0.0
+        for period in 0..<periods { squares += Double(frames) * pow(Double(period % 7 + 1) / 8, 2) }
+        let meanSquare = squares / Double(periods * frames)
+        let levels = pre.closeWindow(elapsed: 1), posts = post.closeWindow(elapsed: 1)
+        #expect(levels[0].rmsDB == 10 * log10(meanSquare), "\(levels[0].rmsDB) vs \(10 * log10(meanSquare))")
+        #expect(levels[0].peakDB == 20 * log10(0.875))
+        #expect(posts[0].rmsDB == levels[0].rmsDB)
+        #expect(posts[1].rmsDB == 10 * log10(meanSquare / 4) && posts[1].peakDB == 20 * log10(0.4375))
     }
 }
