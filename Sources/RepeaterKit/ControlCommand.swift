@@ -1,3 +1,4 @@
+import Foundation
 import RepeaterEngine
 /// A command from the keyboard or from a line on stdin.
 public enum ControlCommand: Equatable, Sendable {
@@ -141,6 +142,12 @@ public struct JSONLine {
     public mutating func add(_ key: String, _ value: Bool) { fields.append("\(Self.quote(key)):\(value)") }
     public mutating func add(_ key: String, _ value: Double) {
         fields.append("\(Self.quote(key)):" + (value.isFinite ? Self.number(value) : "null"))
+    }
+
+    /// A number with `digits` decimals (small figures such as the audio thread's load).
+    public mutating func add(_ key: String, _ value: Double, digits: Int) {
+        let scale = pow(10, Double(digits))
+        fields.append("\(Self.quote(key)):" + (value.isFinite ? String((value * scale).rounded() / scale) : "null"))
     }
 
     /// Adds an already-encoded JSON value (an array or object built by the caller).

@@ -167,8 +167,8 @@ extension Player {
             }
             line.add("underruns", underruns)
             line.add("xruns", xruns)
-            line.add("load", load.window)
-            line.add("load_max", load.peak)
+            line.add("load", load.window, digits: 6)
+            line.add("load_max", load.peak, digits: 6)
             line.add("head_loads", reader.headLoads.load(ordering: .relaxed))
             line.add("head_load_max_ms", Double(reader.longestHeadLoadMicroseconds.load(ordering: .relaxed)) / 1000)
             line.add("lost_messages", engine.status.lostEvents.load(ordering: .relaxed) + engine.status.lostRequests.load(ordering: .relaxed))
