@@ -27,8 +27,8 @@ public enum ConnectMode: Equatable, Sendable {
 public final class JackClient {
     public let handle: OpaquePointer
     public let notifications = JackNotifications()
-    /// The process callback's load (set up in `attach`).
-    public private(set) var load = CallbackLoad(sampleRate: 48_000)
+    /// The process callback's load.
+    public let load: CallbackLoad
     private var ports: [OpaquePointer] = []
     private var context: Unmanaged<JackProcessContext>?
     private var active = false
@@ -54,6 +54,7 @@ public final class JackClient {
                 "the JACK server '\(server)' refused client '\(clientName)' (status 0x\(String(status.rawValue, radix: 16))); run with --verbose for libjack's detail")
         }
         handle = opened
+        load = CallbackLoad(sampleRate: Int(jack_get_sample_rate(opened)))
         let notificationsPointer = Unmanaged.passUnretained(notifications).toOpaque()
         jack_on_info_shutdown(handle, repeaterJackShutdown, notificationsPointer)
         jack_set_xrun_callback(handle, repeaterJackXrun, notificationsPointer)
@@ -87,7 +88,6 @@ public final class JackClient {
     /// Hands the engine to the process callback. Before `activate`.
     public func attach(engine: Engine) {
         precondition(!active && context == nil && !ports.isEmpty)
-        load = CallbackLoad(sampleRate: sampleRate)
         let context = Unmanaged.passRetained(JackProcessContext(engine: engine, ports: ports, load: load))
         self.context = context
         jack_set_process_callback(handle, repeaterJackProcess, context.toOpaque())
@@ -114,10 +114,7 @@ public final class JackClient {
             if matches.isEmpty { return ["no JACK input port matches '\(pattern)': nothing connected"] }
             targets = matches
         }
-        var pairs: [(String, String)] = zip(outputPortNames, targets).map { ($0, $1) }
-        if mode == .auto && ports.count == 1 && targets.count >= 2 {
-            pairs.append((outputPortNames[0], targets[1]))  // mono to both sides of a stereo pair
-        }
+        let pairs = zip(outputPortNames, targets)  // a mono file has two ports already (a stereo pair)
         var warnings: [String] = []
         for (source, destination) in pairs {
             let result = jack_connect(handle, source, destination)

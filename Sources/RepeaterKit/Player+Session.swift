@@ -46,9 +46,8 @@ struct SessionPlan {
             return SessionPlan(audioPath: audioPath, sessionPath: sessionPath, session: newSession(sessionPath), backupOnFirstSave: true)
         }
         let shown = "'\(sessionPath)'"
-        guard let data = FileManager.default.contents(atPath: sessionPath) else { throw .input("session \(shown) cannot be read: check its permissions") }
         var session: Session
-        do { session = try Session.parse(data, shown: shown) } catch {
+        do { session = try SessionStore.read(sessionPath) } catch {
             guard case .keyed = options.session else { throw error }
             throw .input(error.message + " (or play with --fresh to start over; the old file is kept as .previous.json)")
         }
@@ -81,8 +80,9 @@ struct SessionPlan {
             sound.loop = LoopSpec(start: .frames(loop.a), end: .frames(loop.b))
         }
         if !given.contains("--from") && !given.contains("--loop") {
-            let inLoop = sound.loop == nil || s.loop.map { (loop: CurrentLoop) in loop.a <= s.position && s.position < loop.b } == true
-            sound.from = inLoop ? .frames(s.position) : nil
+            // Resume at the position, or at A when the resumed loop does not hold it.
+            let outsideLoop = sound.loop != nil && !(s.loop.map { $0.a <= s.position && s.position < $0.b } ?? false)
+            sound.from = outsideLoop ? nil : .frames(s.position)
         }
         if let trainer = trainer?.trainer ?? s.trainer { sound.speed = trainer.speed }
         return sound

@@ -357,13 +357,19 @@ public enum SessionStore {
         return stateFolder(environment: environment) + "/" + String(base.prefix(80)) + "-" + String(repeating: "0", count: 16 - hex.count) + hex + ".json"
     }
 
-    /// Reads and checks the session at `path` against its audio. Errors are one line naming the file.
-    public static func load(_ path: String) throws(RepeaterError) -> (session: Session, audioPath: String) {
+    /// Reads and parses the session at `path` (syntax, types, ranges); one-line errors name the file.
+    public static func read(_ path: String) throws(RepeaterError) -> Session {
         let shown = "'\(path)'"
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .input("session \(shown) cannot be read: \(FileManager.default.fileExists(atPath: path) ? "check its permissions" : "no such file")")
         }
-        let session = try Session.parse(data, shown: shown)
+        return try Session.parse(data, shown: shown)
+    }
+
+    /// Reads and checks the session at `path` against its audio. Errors are one line naming the file.
+    public static func load(_ path: String) throws(RepeaterError) -> (session: Session, audioPath: String) {
+        let shown = "'\(path)'"
+        let session = try read(path)
         let audioPath = session.audioPath(sessionPath: path)
         guard FileManager.default.fileExists(atPath: audioPath) else {
             throw .input("session \(shown): its audio file '\(session.audio)' is missing (looked for \(audioPath)); put it back or fix \"audio\"")
