@@ -15,6 +15,8 @@ let package = Package(
                        providers: [.apt(["libjack-jackd2-dev"])]),
         .systemLibrary(name: "CSndfile", path: "Sources/CSndfile", pkgConfig: "sndfile",
                        providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CLiblo", path: "Sources/CLiblo", pkgConfig: "liblo",
+                       providers: [.apt(["liblo-dev"])]),
         .systemLibrary(name: "CRubberBand", path: "Sources/CRubberBand", pkgConfig: "rubberband",
                        providers: [.apt(["librubberband-dev"])]),
         // Small C seams: the optional real-time probe, signal flags.
@@ -27,7 +29,7 @@ let package = Package(
                 // the render path's @_noLocks contract (see Engine.render).
                 swiftSettings: [.define("REPEATER_PERFORMANCE_CHECKS", .when(configuration: .release))]),
         // The non-real-time side: files, disk reader, JACK binding, offline render, CLI helpers.
-        .target(name: "RepeaterKit", dependencies: ["RepeaterEngine", "CJack", "CSndfile", "CRepeaterSupport"]),
+        .target(name: "RepeaterKit", dependencies: ["RepeaterEngine", "CJack", "CSndfile", "CLiblo", "CRepeaterSupport"]),
         .executableTarget(name: "repeater", dependencies: ["RepeaterEngine", "RepeaterKit"]),
         .executableTarget(name: "repeater-capture", dependencies: ["RepeaterKit"]),
         .executableTarget(name: "repeater-bench", dependencies: ["RepeaterEngine", "CRubberBand"]),

@@ -2,6 +2,8 @@
 #define REPEATER_CJACK_SHIM_H
 #include <jack/jack.h>
 #include <jack/types.h>
+#include <jack/midiport.h>
+#include <jack/transport.h>
 
 /// jack_client_open is C-variadic, which Swift cannot call: this fixed-arity wrapper passes the
 /// server name only when one is given (otherwise libjack honours $JACK_DEFAULT_SERVER).

@@ -96,7 +96,7 @@ extension Engine {
             if loaded.frame == requestedA {
                 if loopA != requestedA {
                     loopA = requestedA
-                    post(.loop(a: loopA, b: loopB, enabled: loopOn))
+                    post(.loop(a: loopA, b: loopB, enabled: loopOn), source: loopSource)
                 }
             } else {
                 requestHead(for: requestedA)
@@ -123,7 +123,7 @@ extension Engine {
         if requested >= 0 {
             if loopA != requestedA {
                 loopA = requestedA
-                post(.loop(a: loopA, b: loopB, enabled: loopOn))
+                post(.loop(a: loopA, b: loopB, enabled: loopOn), source: loopSource)
             }
             return requested
         }

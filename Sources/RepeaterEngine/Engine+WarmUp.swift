@@ -41,9 +41,16 @@ extension Engine {
                                        .setLoop(a: 2, b: 30), .setA(frame: 6), .setB(frame: 20), .gap(frames: 1),
                                        .loopEnabled(false), .loopEnabled(true), .seekToA, .seek(frame: 100),
                                        .setA(frame: 50), .loopEnabled(false), .chime(hour: 1, minute: 1),
-                                       .chime(hour: 1, minute: 1)]
+                                       .chime(hour: 1, minute: 1), .abHere, .abHere, .abHere]
+        // MIDI presses of every real-time action, a release, garbage, and the transport both ways.
+        let midi: [[UInt8]] = [[0xB0, 64, 127], [0xB0, 65, 127], [0x90, 62, 100], [0xB0, 66, 127], [0xB0, 67, 127],
+                               [0xB0, 64, 0], [0xC0, 2], [0xF0, 1, 0xF7], [0x40]]
+        engine.controls.transportMode.store(TransportMode.follow.rawValue, ordering: .relaxed)
         for (index, step) in steps.enumerated() {
-            if let step { engine.commands.push(step) }
+            if let step { engine.send(step, source: .key) }
+            let bytes = midi[index % midi.count]
+            bytes.withUnsafeBufferPointer { engine.receiveMIDI(offset: 10, bytes: $0.baseAddress!, count: $0.count) }
+            engine.setTransport(rolling: index % 5 != 4)
             engine.setLevel(volume: index % 3 == 0 ? 1 : 0.5, pan: index % 2 == 0 ? 0 : -0.5)
             feed(end: false)
             engine.render(frameCount: 40, outputs: outputs)
@@ -71,6 +78,7 @@ extension Engine {
         feed(end: true)
         engine.render(frameCount: 64, outputs: outputs)  // the end
         while engine.events.pop() != nil {}
+        while engine.midiReports.pop() != nil {}
         engine.meters.drain(pre: LevelMeters(channelCount: 1), post: LevelMeters(channelCount: 2))
     }
 }

@@ -82,10 +82,10 @@ public final class Engine: @unchecked Sendable {
     public let outputChannelCount: Int
     public let blocks: BlockRing
     public let heads: LoopHeadCache
-    public let commands = SPSCRing<EngineCommand>(capacity: 256)
+    public let commands = SPSCRing<SourcedCommand>(capacity: 256)
     public let readerRequests = SPSCRing<ReaderRequest>(capacity: 256)
     public let headLoaded = SPSCRing<HeadLoaded>(capacity: 16)
-    public let events = SPSCRing<EngineEvent>(capacity: 16_384)  // a 1-frame loop wraps every frame
+    public let events = SPSCRing<SourcedEvent>(capacity: 16_384)  // a 1-frame loop wraps every frame
     public let status: EngineStatus
     public let controls = EngineControls()
     /// Control → audio: primed stretchers, ready to take over (pointers to `Stretcher`, as bits).
@@ -95,6 +95,10 @@ public final class Engine: @unchecked Sendable {
     public let gongs: GongBank
     /// Audio → control: level measurements per period, pre and post fader (lossless, tear-free).
     public let meters: MeterRing
+    /// Which MIDI message does what (control writes, audio reads).
+    public let midiBindings = MIDIBindings()
+    /// Audio → control: MIDI presses and what became of them (Engine+Control.swift).
+    public let midiReports = SPSCRing<MIDIReport>(capacity: 256)
 
     // ---- audio-thread state (internal: shared by the Engine+… files) ----
     var playhead: Int
@@ -110,10 +114,14 @@ public final class Engine: @unchecked Sendable {
     var wantPlaying = true
     var held: Bool
     var pendingSeek = -1
+    /// The source of the command that asked for `pendingSeek`.
+    var seekSource = CommandSource.player
     /// Gain of the declick ramp, in steps of 1/declickFrames: 0 = silent, declickFrames = unity.
     var rampPosition: Int
     var cycle = 0
     var renderedFrames = 0
+    /// Frames of the current cycle already rendered (MIDI events split a cycle into spans).
+    var cycleOffset = 0
     var log = OutputLog(capacity: 1024)
 
     // loop
@@ -175,6 +183,21 @@ public final class Engine: @unchecked Sendable {
     var gainRampLeft = 0
     let gainRampFrames: Int
 
+    // commands, MIDI and the transport (Engine+Control.swift)
+    /// The source of the command being carried out: the events it causes carry it.
+    var currentSource = CommandSource.player
+    /// The source of the last command that moved A (its `loop` event may come later, once cached).
+    var loopSource = CommandSource.player
+    /// "A/B here" in turn: 0 sets A next, 1 sets B next.
+    var abStep = 0
+    /// The JACK transport: rolling, as last seen (true when not followed).
+    var transportRolling = true
+    /// MIDI events of this cycle, in order: messages and their frame offsets.
+    let midiMessages: UnsafeMutablePointer<MIDIMessage>
+    let midiOffsets: UnsafeMutablePointer<Int>
+    let midiCapacity = 256
+    var midiCount = 0
+
     // minute repeater
     var chime = ChimeSchedule(hour: 0, minute: 0, sampleRate: 1)
     var chimeActive = false
@@ -205,6 +228,10 @@ public final class Engine: @unchecked Sendable {
         slotFrame.initialize(repeating: -1, count: 3)
         slotCount = .allocate(capacity: 3)
         slotCount.initialize(repeating: 0, count: 3)
+        midiMessages = .allocate(capacity: midiCapacity)
+        midiMessages.initialize(repeating: MIDIMessage(kind: .controlChange, channel: 0, number: 0, value: 0), count: midiCapacity)
+        midiOffsets = .allocate(capacity: midiCapacity)
+        midiOffsets.initialize(repeating: 0, count: midiCapacity)
         pendingWraps = .allocate(capacity: 256 * 4)
         pendingWraps.initialize(repeating: 0, count: 256 * 4)
         stretchInputs = .allocate(capacity: configuration.channelCount)
@@ -240,6 +267,8 @@ public final class Engine: @unchecked Sendable {
         for channel in 0..<channelCount { stretchInputs[channel].deallocate() }
         stretchInputs.deallocate()
         pendingWraps.deallocate()
+        midiMessages.deallocate()
+        midiOffsets.deallocate()
         if let stretcher {
             stretcher.deinitialize(count: 1)
             stretcher.deallocate()
@@ -272,59 +301,20 @@ public final class Engine: @unchecked Sendable {
 
     @inline(__always)
     private func renderCycle(frameCount: Int, outputs: UnsafePointer<UnsafeMutablePointer<Float>>) {
+        cycleOffset = 0
         takeHeadLoads()
         takeCommands()
         updateStretch()
         dropStaleBlocks()
-        var done = 0
-        if held {
-            silence(outputs, from: 0, count: frameCount)
-            log.append(outputFrame: renderedFrames, sourceFrame: playhead, frameCount: frameCount, isSilence: true)
-            done = frameCount
+        // MIDI presses act at their own frame: the cycle is rendered in spans between them.
+        for index in 0..<midiCount {
+            let offset = min(frameCount, max(cycleOffset, midiOffsets[index]))
+            renderSpan(outputs, to: offset)
+            performMIDI(midiMessages[index])
         }
-        while done < frameCount {
-            let up = rampingUp
-            if rampPosition == 0, !up {
-                if pendingSeek >= 0 {
-                    performSeek(to: pendingSeek)
-                    continue
-                }
-                if pendingModeSwitch {
-                    switchStretcher()
-                    continue
-                }
-                silence(outputs, from: done, count: frameCount - done)
-                log.append(outputFrame: renderedFrames &+ done, sourceFrame: playhead, frameCount: frameCount - done, isSilence: true)
-                done = frameCount
-                break
-            }
-            var wanted = frameCount - done
-            if !up { wanted = min(wanted, rampPosition) }  // stop consuming once faded out
-            let got = stretcher != nil ? pullStretched(into: outputs, at: done, count: wanted)
-                                       : pull(into: outputs, at: done, count: wanted, streamFrame: renderedFrames &+ done)
-            if got > 0 {
-                applyRamp(outputs, from: done, count: got)
-                done += got
-            }
-            if got < wanted {
-                silence(outputs, from: done, count: frameCount - done)
-                log.append(outputFrame: renderedFrames &+ done, sourceFrame: playhead, frameCount: frameCount - done, isSilence: true)
-                if sourceEnded {
-                    if !finishedReported {
-                        finishedReported = true
-                        status.finishedCycle.store(cycle, ordering: .relaxed)
-                        post(.finished(frame: playhead, cycle: cycle, outputFrame: renderedFrames &+ done))
-                    }
-                } else if awaitingSeekData {
-                    rampPosition = 0
-                } else {
-                    status.underruns.add(1, ordering: .relaxed)
-                    post(.underrun(frame: playhead))
-                    rampPosition = 0  // fade back in when the data arrives
-                }
-                done = frameCount
-            }
-        }
+        midiCount = 0
+        renderSpan(outputs, to: frameCount)
+        cycleOffset = 0
         meterPre(outputs, frameCount: frameCount)
         applyGains(outputs, frameCount: frameCount)
         mixChime(outputs, frameCount: frameCount)
@@ -338,6 +328,60 @@ public final class Engine: @unchecked Sendable {
         status.cycles.store(cycle, ordering: .relaxed)
     }
 
+    /// Renders the current cycle's frames from `cycleOffset` up to `end`.
+    private func renderSpan(_ outputs: UnsafePointer<UnsafeMutablePointer<Float>>, to end: Int) {
+        var done = cycleOffset
+        defer { cycleOffset = end }
+        if held {
+            silence(outputs, from: done, count: end - done)
+            log.append(outputFrame: renderedFrames &+ done, sourceFrame: playhead, frameCount: end - done, isSilence: true)
+            return
+        }
+        while done < end {
+            cycleOffset = done
+            let up = rampingUp
+            if rampPosition == 0, !up {
+                if pendingSeek >= 0 {
+                    performSeek(to: pendingSeek)
+                    continue
+                }
+                if pendingModeSwitch {
+                    switchStretcher()
+                    continue
+                }
+                silence(outputs, from: done, count: end - done)
+                log.append(outputFrame: renderedFrames &+ done, sourceFrame: playhead, frameCount: end - done, isSilence: true)
+                return
+            }
+            var wanted = end - done
+            if !up { wanted = min(wanted, rampPosition) }  // stop consuming once faded out
+            let got = stretcher != nil ? pullStretched(into: outputs, at: done, count: wanted)
+                                       : pull(into: outputs, at: done, count: wanted, streamFrame: renderedFrames &+ done)
+            if got > 0 {
+                applyRamp(outputs, from: done, count: got)
+                done += got
+            }
+            if got < wanted {
+                silence(outputs, from: done, count: end - done)
+                log.append(outputFrame: renderedFrames &+ done, sourceFrame: playhead, frameCount: end - done, isSilence: true)
+                if sourceEnded {
+                    if !finishedReported {
+                        finishedReported = true
+                        status.finishedCycle.store(cycle, ordering: .relaxed)
+                        post(.finished(frame: playhead, cycle: cycle, outputFrame: renderedFrames &+ done))
+                    }
+                } else if awaitingSeekData {
+                    rampPosition = 0
+                } else {
+                    status.underruns.add(1, ordering: .relaxed)
+                    post(.underrun(frame: playhead))
+                    rampPosition = 0  // fade back in when the data arrives
+                }
+                return
+            }
+        }
+    }
+
     /// The source frame the listener hears now: the one output `latency` frames ago carried.
     func audibleFrame() -> Int {
         let latency = controls.latencyFrames.load(ordering: .relaxed)
@@ -345,43 +389,16 @@ public final class Engine: @unchecked Sendable {
             let input = stretchStreamBase &+ Int(inputCursor - Double(latency) * currentSpeed * configuration.baseRate)
             return log.sourceFrame(atOutput: input, fallback: playhead)
         }
-        return log.sourceFrame(atOutput: renderedFrames &- latency, fallback: playhead)
+        return log.sourceFrame(atOutput: renderedFrames &+ cycleOffset &- latency, fallback: playhead)
     }
 
-    /// Fading (or faded) in: playing and no seek waiting for the fade out.
-    private var rampingUp: Bool {
+    /// Fading (or faded) in: playing (the transport rolling, when followed) and no seek waiting for
+    /// the fade out.
+    var rampingUp: Bool {
         if !wantPlaying { return false }
+        if !transportRolling { return false }
         if pendingModeSwitch { return false }
         return pendingSeek < 0
-    }
-
-    private func takeCommands() {
-        while let command = commands.pop() {
-            switch command {
-            case .play: wantPlaying = true
-            case .start: held = false
-            case .pause: wantPlaying = false
-            case .toggle: wantPlaying.toggle()
-            case .seek(let frame): pendingSeek = max(0, frame)
-            case .seekToA: pendingSeek = loopA
-            case .setLoop(let a, let b): setLoop(a: a, b: b)
-            case .setA(let frame):
-                if let frame { setA(frame) } else { setA(hereFrame(isB: false)) }
-            case .setB(let frame):
-                if let frame { setB(frame) } else { setB(hereFrame(isB: true)) }
-            case .loopEnabled(let on): setLoopEnabled(on)
-            case .gap(let frames): gapFrames = max(0, frames)
-            case .chime(let hour, let minute): startChime(hour: hour, minute: minute)
-            }
-        }
-        status.playing.store(wantPlaying, ordering: .relaxed)
-    }
-
-    /// Resolves "here" against what the listener hears now, and reports the frame chosen.
-    private func hereFrame(isB: Bool) -> Int {
-        let frame = audibleFrame()
-        post(.pointSet(isB: isB, frame: frame))
-        return frame
     }
 
     func performSeek(to frame: Int) {
@@ -401,7 +418,8 @@ public final class Engine: @unchecked Sendable {
             aimRing(at: frame)
             awaitingSeekData = true
         }
-        post(.seeked(frame: frame))
+        post(.seeked(frame: frame), source: seekSource)
+        seekSource = .player
     }
 
     /// Applies the declick ramp to frames just written, advancing it one step per frame.
@@ -425,8 +443,11 @@ public final class Engine: @unchecked Sendable {
         }
     }
 
-    func post(_ event: EngineEvent) {
-        if !events.push(event) { status.lostEvents.add(1, ordering: .relaxed) }
+    /// Posts an event caused by the command being carried out (or by nothing: `.player`).
+    func post(_ event: EngineEvent) { post(event, source: currentSource) }
+
+    func post(_ event: EngineEvent, source: CommandSource) {
+        if !events.push(SourcedEvent(event: event, source: source)) { status.lostEvents.add(1, ordering: .relaxed) }
     }
 
     func request(_ request: ReaderRequest) {

@@ -15,6 +15,27 @@ public struct EngineControls: ~Copyable, Sendable {
     /// Volume (linear) and pan as last set, for display (the audio thread reads `gains`).
     public let volume = Atomic<Double>(1)
     public let pan = Atomic<Double>(0)
+    /// How the engine treats the JACK transport (`TransportMode.rawValue`).
+    public let transportMode = Atomic<UInt8>(TransportMode.off.rawValue)
+    /// MIDI learn: while true the audio thread acts on no MIDI message and reports every one.
+    public let midiLearning = Atomic<Bool>(false)
 
     public init() {}
+}
+
+/// How repeater treats the JACK transport.
+public enum TransportMode: UInt8, Sendable, CaseIterable {
+    /// Ignore it.
+    case off
+    /// Play while it rolls, pause (with the usual fade) while it is stopped.
+    case follow
+    /// Start and stop it with repeater's own play/pause, and follow it.
+    case drive
+
+    public var name: String { "\(self)" }
+
+    public init?(name: String) {
+        guard let mode = TransportMode.allCases.first(where: { $0.name == name }) else { return nil }
+        self = mode
+    }
 }

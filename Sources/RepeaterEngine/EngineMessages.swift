@@ -1,3 +1,32 @@
+/// Where a command came from. Every event a command causes carries its source back, so that the
+/// control thread can say who did what (`"source"` in JSON).
+public enum CommandSource: UInt8, BitwiseCopyable, Sendable, CaseIterable {
+    /// The player itself: start-up, a resumed session, the way out.
+    case player
+    case key, stdin, osc, midi, transport, trainer
+
+    /// The name JSON uses, or nil for the player itself.
+    public var name: String? { self == .player ? nil : "\(self)" }
+}
+
+/// A command and where it came from: what travels through the engine's command ring.
+public struct SourcedCommand: BitwiseCopyable, Sendable, Equatable {
+    public var command: EngineCommand
+    public var source: CommandSource
+
+    public init(_ command: EngineCommand, source: CommandSource = .player) {
+        self.command = command
+        self.source = source
+    }
+}
+
+/// An event and the source of the command that caused it (`.player` for what happens by itself:
+/// wraps, underruns, the end).
+public struct SourcedEvent: BitwiseCopyable, Sendable, Equatable {
+    public var event: EngineEvent
+    public var source: CommandSource
+}
+
 /// Control → audio: events that must arrive in order and must not be lost. (Parameters where the
 /// latest value wins travel as atomics in `EngineControls` instead.)
 public enum EngineCommand: BitwiseCopyable, Sendable, Equatable {
@@ -21,6 +50,9 @@ public enum EngineCommand: BitwiseCopyable, Sendable, Equatable {
     case gap(frames: Int)
     /// Strike the minute repeater for h:m (refused while one sounds).
     case chime(hour: Int, minute: Int)
+    /// "A/B here" in turn, as a foot pedal does it: the first press sets A, the second sets B and
+    /// turns the loop on, the next turns the loop off and clears A and B.
+    case abHere
 }
 
 /// Audio → disk reader: where the block stream must continue, and which loop heads to cache.
@@ -63,4 +95,9 @@ public enum EngineEvent: BitwiseCopyable, Sendable, Equatable {
     case chimeEnded
     /// A chime was asked for while one sounds: refused, not queued.
     case chimeBusy
+    /// Play (true) or pause (false) was asked for.
+    case playing(Bool)
+    /// The JACK transport started (true) or stopped rolling, seen in the cycle it happened
+    /// (reported while the engine follows the transport).
+    case transport(rolling: Bool)
 }

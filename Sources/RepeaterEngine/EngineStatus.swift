@@ -24,8 +24,13 @@ public struct EngineStatus: ~Copyable, Sendable {
     public let underruns = Atomic<Int>(0)
     /// Blocks of an older read generation skipped after a seek.
     public let staleBlocks = Atomic<Int>(0)
-    /// True while playing (or fading towards playing).
+    /// True while playing is asked for (it may still wait for the JACK transport).
     public let playing = Atomic<Bool>(true)
+    /// The JACK transport as the audio thread last saw it (true when nobody tells it otherwise).
+    public let transportRolling = Atomic<Bool>(true)
+    /// MIDI events ignored: not a message repeater acts on (SysEx, real-time bytes, running status,
+    /// truncated or garbage), or more in one cycle than fit.
+    public let midiIgnored = Atomic<Int>(0)
     /// The cycle in which the last source frame was output, or -1.
     public let finishedCycle = Atomic<Int>(-1)
     /// Events that did not fit in the event ring (the control thread was not draining it).

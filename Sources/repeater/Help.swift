@@ -44,6 +44,12 @@ OPTIONS
   --fresh           start over (a session file keeps its named loops)
   --trainer F:S:E:T speed trainer: start at F, add S every E passes of the loop, stop at T
                     (0.6:0.05:3:1.0)
+  --transport MODE  off (default) | follow: play while the JACK transport rolls |
+                    drive: space/play/pause start and stop the transport, and follow it
+  --midi            a MIDI input port `control` for a foot pedal (CC 64 play/pause, 65 A/B
+                    here, 66 loop, 67 back to A; `learn ACTION` rebinds)
+  --midi-connect RE connect the MIDI output ports matching RE to `control` (implies --midi)
+  --osc PORT        answer OSC on UDP PORT (/repeater/play, /repeater/a, … see the README)
   --start-server    start a private jackd (ALSA with a sound card, else the dummy
                     backend) and stop it on exit
   --chime-tempo X   scale the minute repeater's intervals (t key, `chime` command)
@@ -57,10 +63,11 @@ OPTIONS
 KEYS (on a terminal): space play/pause · a / b set A / B here · l loop on/off
   ←/→ seek 5 s · Home jump to A · , / . move A ∓10 ms · < / > move B ∓10 ms
   [ ] speed · { } pitch · = reset · ↑/↓ volume · ( ) pan · t chime · s save · n name the loop
-  1…9 named loops · ? keys · q quit
+  1…9 named loops · m MIDI learn · M stop learning · ? keys · q quit
 STDIN (otherwise), one command per line: play, pause, toggle, seek TIME, a [TIME], b [TIME],
   loop A-B, loop on, loop off, gap TIME, rate R, pitch S, volume V, pan P, chime [HH:MM],
-  save, loop save NAME, loop NAME, loop delete NAME, loops, trainer F:S:E:T | off, status, quit
+  save, loop save NAME, loop NAME, loop delete NAME, loops, trainer F:S:E:T | off,
+  transport off|follow|drive, learn ACTION | off, status, quit
 EXIT: 0 done · 2 bad input (a session that cannot be read included) or no JACK server
   · 3 the JACK server went away (the session is saved on every way out)
 """

@@ -1,4 +1,5 @@
 import Foundation
+import RepeaterEngine
 import RepeaterKit
 
 /// Parses the command line and runs a command; returns the exit code.
@@ -62,6 +63,18 @@ func play(_ arguments: inout Arguments) throws(RepeaterError) -> Int32 {
                 throw .input("--status takes auto, json, lines or none, not '\(text)'")
             }
             options.status = mode
+        case "--transport":
+            let text = try arguments.value(for: name, inline: inline)
+            guard let mode = TransportMode(name: text) else { throw .input("--transport takes off, follow or drive, not '\(text)'") }
+            options.transport = mode
+        case "--midi": options.midi = true
+        case "--midi-connect":
+            options.midi = true
+            options.midiConnect = try arguments.value(for: name, inline: inline)
+        case "--osc":
+            let text = try arguments.value(for: name, inline: inline)
+            guard let port = Int(text), (1...65535).contains(port) else { throw .input("--osc takes a UDP port number (1 to 65535), not '\(text)'") }
+            options.oscPort = port
         case "--session": options.session = .file(try arguments.value(for: name, inline: inline))
         case "--no-session": options.session = .none
         case "--fresh": options.fresh = true

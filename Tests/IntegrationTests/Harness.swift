@@ -172,3 +172,14 @@ func expectExactlyOnce(_ captured: [[Float]], _ expected: [[Float]], sourceLocat
     }
     #expect(mismatches == 0, "samples differing from the file (or non-silent outside it)", sourceLocation: sourceLocation)
 }
+
+/// Starts `repeater-capture` on `server` with ports in_1…in_`ports` (and, with `log`, its
+/// first-frame time and transport changes in scratch's capture.log), and waits until it is ready.
+func startCapture(server: TestServer, scratch: ScratchDirectory, ports: Int = 2, log: Bool = false, seconds: Int = 30) throws -> Child {
+    var arguments = ["--server", server.name, "--name", server.captureName, "--ports", "\(ports)",
+                     "--out", scratch.file("capture.wav"), "--seconds", "\(seconds)"]
+    if log { arguments += ["--log", scratch.file("capture.log")] }
+    let capture = try Child(capturePath, arguments, in: scratch.path)
+    try #require(capture.waitForOutput { $0.contains("ready") }, "capture client did not start: \(capture.stderr)")
+    return capture
+}

@@ -119,7 +119,7 @@ extension JackSuites {
             #expect(outcome.stderrLines == ["repeater: error: the JACK server shut down; stopping"])
         }
 
-        @Test("no allocation and no lock on the JACK process thread during a real run with loops, moves, gaps, chimes, speed, volume and pan changes and metering (preloaded counter)")
+        @Test("no allocation and no lock on the JACK process thread during a real run with loops, moves, gaps, chimes, speed, volume and pan changes, metering, MIDI presses and the transport (preloaded counter)")
         func realTimeSafetyUnderJack() throws {
             let library = productsDirectory + "/libRepeaterRTCheck.so"
             try #require(FileManager.default.fileExists(atPath: library), "build the RepeaterRTCheck product first (swift build)")
@@ -129,15 +129,24 @@ extension JackSuites {
             try writeRamp(path: path, frames: 48_000 * 3, channels: 2)
             let report = scratch.file("rtcheck.txt")
             let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "none", "--status", "json",
-                                                  "--status-hz", "50", "--loop", "0.1-0.5", "--loops", "6", "--gap", "0.01", "--declick", "3"],
+                                                  "--status-hz", "50", "--loop", "0.1-0.5", "--loops", "8", "--gap", "0.01", "--declick", "3",
+                                                  "--midi", "--transport", "drive"],
                                    environment: ["LD_PRELOAD": library, "RTCHECK_REPORT": report], in: scratch.path)
             #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") })
-            for command in ["pause", "play", "seek 0.2", "toggle", "toggle", "b 0.4", "a", "b", "a 0.05", "loop 0.2-0.3",
-                            "gap 0", "loop off", "loop on", "b 0.45", "chime 11:59", "chime 3:47", "rate 0.8", "rate 1.3", "rate 1",
-                            "volume -6dB", "pan -0.5", "volume +3dB", "pan 1", "volume 0", "volume 1", "pan 0"] {
+            // A pedal too: presses of every kind and garbage reach the process callback.
+            let pedal = try Child(capturePath, ["--midi-send", "--server", server.name, "--name", "pedal", "--to", "repeater:control"],
+                                  in: scratch.path)
+            #expect(pedal.waitForOutput { $0.contains("ready") })
+            let presses = ["5 B0 41 7F", "9 B0 42 7F", "3 B0 43 7F", "7 90 3E 40", "1 F0 01 02", "2 F8", "4 C0 00", "5 B0 41 7F"]
+            for (index, command) in ["pause", "play", "seek 0.2", "toggle", "toggle", "b 0.4", "a", "b", "a 0.05", "loop 0.2-0.3",
+                                     "gap 0", "loop off", "loop on", "b 0.45", "chime 11:59", "chime 3:47", "rate 0.8", "rate 1.3", "rate 1",
+                                     "volume -6dB", "pan -0.5", "volume +3dB", "pan 1", "volume 0", "volume 1", "pan 0",
+                                     "transport follow", "transport off", "transport drive"].enumerated() {
                 player.send(command)
+                if index < presses.count { pedal.send(presses[index]) }
                 usleep(20_000)
             }
+            _ = pedal.finish(timeout: 5)
             let outcome = player.finish(timeout: 30)
             #expect(outcome.status == 0, "\(outcome.stderr)")
             let text = try String(contentsOfFile: report, encoding: .utf8)

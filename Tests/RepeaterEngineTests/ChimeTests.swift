@@ -38,9 +38,9 @@ struct ChimeTests {
         let engine = Engine(.init(channelCount: 2, sourceFrameCount: 0, blockFrames: 16, blockCount: 2, headFrames: 1,
                                   sampleRate: 1000), gongs: GongBank(low: low, high: high))
         let driver = CycleDriver(engine: engine)
-        engine.commands.push(.chime(hour: 1, minute: 1))  // low at 0, high at 1.2 s = frame 1200
+        engine.send(.chime(hour: 1, minute: 1))  // low at 0, high at 1.2 s = frame 1200
         driver.cycle(7, feeder: nil)
-        for _ in 0..<9 { engine.commands.push(.chime(hour: 12, minute: 0)) }
+        for _ in 0..<9 { engine.send(.chime(hour: 12, minute: 0)) }
         driver.run(total: 3000, pattern: [37, 256], feeder: nil)
         let left = driver.output[0]
         #expect(left[0..<1000].allSatisfy { $0 == 0.25 })
@@ -66,8 +66,8 @@ struct ChimeTests {
         driver.run(total: 4096, pattern: [256], feeder: feeder)
         rtcheck_thread_reset()
         for (hour, minute) in [(11, 59), (3, 47), (0, 0)] {
-            engine.commands.push(.chime(hour: hour, minute: minute))
-            engine.commands.push(.chime(hour: hour, minute: minute))
+            engine.send(.chime(hour: hour, minute: minute))
+            engine.send(.chime(hour: hour, minute: minute))
             driver.run(total: 20 * 48_000, pattern: [1, 37, 256, 4096], feeder: feeder, countRealTime: true)
         }
         let counts = rtcheck_thread_counts()

@@ -75,7 +75,7 @@ struct EngineTests {
         let feeder = RampFeeder(engine: engine, totalFrames: 200_000)
         let driver = CycleDriver(engine: engine)
         driver.run(total: 1000, pattern: [100], feeder: feeder)
-        do { let ok = engine.commands.push(.seek(frame: 150_000)); #expect(ok) }
+        do { let ok = engine.send(.seek(frame: 150_000)); #expect(ok) }
         driver.run(total: 4000, pattern: [100], feeder: feeder)
         // 32 frames of fade-out continue the stream from frame 1000 ...
         for i in 0..<32 {
@@ -101,11 +101,11 @@ struct EngineTests {
         let feeder = RampFeeder(engine: engine, totalFrames: 100_000)
         let driver = CycleDriver(engine: engine)
         driver.run(total: 300, pattern: [100], feeder: feeder)
-        engine.commands.push(.pause)
+        engine.send(.pause)
         driver.run(total: 500, pattern: [100], feeder: feeder)
         do { let ok = engine.status.playheadFrame.load(ordering: .relaxed) == 316; #expect(ok) }
         #expect(driver.output[0][316..<800].allSatisfy { $0 == 0 })
-        engine.commands.push(.play)
+        engine.send(.play)
         driver.run(total: 500, pattern: [100], feeder: feeder)
         expectRamp(driver.output, from: 800 + 16, first: 316 + 16, count: 484)
         do { let ok = engine.status.underruns.load(ordering: .relaxed) == 0; #expect(ok) }
@@ -123,13 +123,13 @@ struct EngineTests {
         rtcheck_thread_reset()
         let commands: [EngineCommand] = [.pause, .play, .toggle, .toggle, .seek(frame: 390_000), .seek(frame: 1000)]
         for (index, command) in commands.enumerated() {
-            engine.commands.push(command)
+            engine.send(command)
             driver.run(total: 2000 + index * 7, pattern: [1, 37, 256, 4096], feeder: feeder, countRealTime: true)
         }
         feeder.enabled = false
         driver.run(total: 20_000, pattern: [256], feeder: feeder, countRealTime: true)  // underruns
         feeder.enabled = true
-        engine.commands.push(.seek(frame: 399_000))
+        engine.send(.seek(frame: 399_000))
         driver.run(total: 4000, pattern: [256], feeder: feeder, countRealTime: true)  // the end
         let counts = rtcheck_thread_counts()
         #expect(counts.allocs == 0)

@@ -109,11 +109,11 @@ struct LoopTests {
         let feeder = RampFeeder(engine: engine, totalFrames: 1_000_000)
         let driver = CycleDriver(engine: engine)
         driver.run(total: 20_000, pattern: [256], feeder: feeder)
-        engine.commands.push(.setB(frame: 10_000))  // the playhead is at 21000
+        engine.send(.setB(frame: 10_000))  // the playhead is at 21000
         driver.run(total: 256, pattern: [256], feeder: feeder)
         #expect(driver.output[0][19_999] == rampValue(frame: 20_999, channel: 0, channels: 1))
         #expect(driver.output[0][20_000] == rampValue(frame: 1000, channel: 0, channels: 1))
-        engine.commands.push(.setA(frame: 5000))
+        engine.send(.setA(frame: 5000))
         driver.run(total: 30_000, pattern: [256], feeder: feeder)
         let frames = sourceFrames(driver.output[0])
         let wraps = wrapEvents(driver.events())
@@ -145,15 +145,15 @@ struct LoopTests {
             let choice = generator.next() % 6
             let random = Int(generator.next() % UInt64(total - 1))
             switch choice {
-            case 0: engine.commands.push(.setB(frame: max(a + 1, playhead - Int(generator.next() % 3000))))  // behind
-            case 1: engine.commands.push(.setB(frame: min(total, playhead + 1 + Int(generator.next() % 20_000))))  // ahead
-            case 2: engine.commands.push(.setA(frame: max(0, min(b - 1, playhead - Int(generator.next() % 20_000)))))
-            case 3: engine.commands.push(.setA(frame: min(b - 1, playhead + Int(generator.next() % 2000))))  // ahead of the playhead
+            case 0: engine.send(.setB(frame: max(a + 1, playhead - Int(generator.next() % 3000))))  // behind
+            case 1: engine.send(.setB(frame: min(total, playhead + 1 + Int(generator.next() % 20_000))))  // ahead
+            case 2: engine.send(.setA(frame: max(0, min(b - 1, playhead - Int(generator.next() % 20_000)))))
+            case 3: engine.send(.setA(frame: min(b - 1, playhead + Int(generator.next() % 2000))))  // ahead of the playhead
             case 4:
                 let length = 1 + Int(generator.next() % 12_000)
                 let start = min(random, total - length - 1)
-                engine.commands.push(.setLoop(a: start, b: start + length))
-            default: engine.commands.push(.setB(frame: a + 1 + Int(generator.next() % 50)))  // tiny loops
+                engine.send(.setLoop(a: start, b: start + length))
+            default: engine.send(.setB(frame: a + 1 + Int(generator.next() % 50)))  // tiny loops
             }
             moves += 1
         }
@@ -176,8 +176,8 @@ struct LoopTests {
         let driver = CycleDriver(engine: engine)
         driver.run(total: 10_000, pattern: [250], feeder: feeder)
         _ = driver.events()
-        engine.commands.push(.setA(frame: nil))  // heard now: output 9488 = source 1488
-        engine.commands.push(.setB(frame: nil))  // the same frame: refused, A must stay before B
+        engine.send(.setA(frame: nil))  // heard now: output 9488 = source 1488
+        engine.send(.setB(frame: nil))  // the same frame: refused, A must stay before B
         driver.run(total: 500, pattern: [250], feeder: feeder)  // the new A's head is cached in the next cycle
         let events = driver.events()
         #expect(events.contains(.pointSet(isB: false, frame: 1488)))
@@ -226,7 +226,7 @@ struct LoopTests {
                                          .setLoop(a: 100_000, b: 150_000), .gap(frames: 0), .seekToA,
                                          .loopEnabled(false), .loopEnabled(true), .setLoop(a: 5, b: 6), .gap(frames: 7)]
         for command in commands {
-            engine.commands.push(command)
+            engine.send(command)
             driver.run(total: 20_000, pattern: [1, 37, 256, 4096], feeder: feeder, countRealTime: true)
         }
         let counts = rtcheck_thread_counts()

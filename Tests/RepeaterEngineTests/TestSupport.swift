@@ -69,7 +69,7 @@ final class CycleDriver {
     let engine: Engine
     private(set) var output: [[Float]]
     /// Events drained after every cycle (as the control thread does), so none is ever lost.
-    private var collected: [EngineEvent] = []
+    private var collected: [SourcedEvent] = []
     private let buffers: [UnsafeMutablePointer<Float>]
     let maxCycle: Int
 
@@ -86,12 +86,31 @@ final class CycleDriver {
 
     deinit { buffers.forEach { $0.deallocate() } }
 
+    /// MIDI reports drained after every cycle.
+    private(set) var reports: [MIDIReport] = []
+
     /// Renders one cycle (the feeder is given a chance to fill first, like the disk thread would).
-    func cycle(_ frameCount: Int, feeder: RampFeeder?, countRealTime: Bool = false) {
+    /// `midi` are this cycle's MIDI events (frame offset, bytes), `transport` the transport's state,
+    /// handed to the engine as the JACK binding does before it renders.
+    func cycle(_ frameCount: Int, feeder: RampFeeder?, countRealTime: Bool = false, midi: [(Int, [UInt8])] = [],
+               transport: Bool? = nil) {
         feeder?.fill()
         for buffer in buffers { buffer.update(repeating: .nan, count: frameCount) }  // catch unwritten frames
+        // The events' bytes in memory of their own, as JACK's port buffer holds them.
+        let eventBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, midi.count * 8))
+        defer { eventBytes.deallocate() }
+        for (index, event) in midi.enumerated() {
+            for (k, byte) in event.1.prefix(8).enumerated() { eventBytes[index * 8 + k] = byte }
+        }
+        let offsets = midi.map(\.0), counts = midi.map { min(8, $0.1.count) }
         buffers.withUnsafeBufferPointer { pointers in
             if countRealTime { rtcheck_enter() }
+            if let transport { engine.setTransport(rolling: transport) }
+            var index = 0
+            while index < offsets.count {
+                engine.receiveMIDI(offset: offsets[index], bytes: eventBytes + index * 8, count: counts[index])
+                index += 1
+            }
             engine.render(frameCount: frameCount, outputs: pointers.baseAddress!)
             if countRealTime { rtcheck_leave() }
         }
@@ -99,6 +118,13 @@ final class CycleDriver {
             output[channel].append(contentsOf: UnsafeBufferPointer(start: buffers[channel], count: frameCount))
         }
         while let event = engine.events.pop() { collected.append(event) }
+        while let report = engine.midiReports.pop() { reports.append(report) }
+    }
+
+    /// The MIDI reports since the last call.
+    func takeReports() -> [MIDIReport] {
+        defer { reports.removeAll() }
+        return reports
     }
 
     /// Renders cycles whose sizes repeat `pattern` until `total` frames are out.
@@ -123,7 +149,10 @@ final class CycleDriver {
     }
 
     /// The events since the last call.
-    func events() -> [EngineEvent] {
+    func events() -> [EngineEvent] { sourcedEvents().map(\.event) }
+
+    /// The events since the last call, with the source of the command that caused each.
+    func sourcedEvents() -> [SourcedEvent] {
         while let event = engine.events.pop() { collected.append(event) }
         defer { collected.removeAll() }
         return collected

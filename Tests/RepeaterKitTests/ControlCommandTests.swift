@@ -16,6 +16,8 @@ struct ControlCommandTests {
         ("loop 3", .loopSelect("3")), ("trainer off", .trainer(nil)),
         ("trainer 0.6:0.05:3:1.0", .trainer(TrainerSpec(from: 0.6, step: 0.05, every: 3, to: 1))),
         ("volume -6dB", .volume(Volume.gain(decibels: -6))), ("pan 0.5", .pan(0.5)),
+        ("transport follow", .transport(.follow)), ("transport DRIVE", .transport(.drive)), ("transport off", .transport(.off)),
+        ("learn ab-here", .learn(.abHere)), ("learn faster", .learn(.faster)), ("learn off", .learn(nil)),
     ])
     func parses(line: String, command: ControlCommand) throws {
         #expect(try ControlCommand(line: line) == command)
@@ -27,7 +29,8 @@ struct ControlCommandTests {
         ("trainer 0.6:0.05:0:1", "EVERY is a number of passes"), ("trainer 1:0.1:3:0.5", "never takes"), ("trainer fast", "not a trainer"),
         ("volume loud", "volume takes decibels"), ("pan left", "pan takes -1"),
         ("loop 1-x", "'x' is not a time"), ("rate 5", "rate takes 0.25 to 4"), ("pitch 30", "pitch takes -24 to 24"),
-        ("chime 25:00", "not a time of day"), ("gap", "usage: gap TIME"), ("play now", "'play' takes no argument"),
+        ("chime 25:00", "not a time of day"), ("transport on", "transport takes off, follow or drive"),
+        ("learn jump", "learn takes one of play-pause, ab-here"), ("learn", "usage: learn ACTION"), ("gap", "usage: gap TIME"), ("play now", "'play' takes no argument"),
     ])
     func refuses(line: String, reason: String) {
         #expect {

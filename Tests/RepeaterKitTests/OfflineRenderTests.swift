@@ -72,7 +72,7 @@ struct OfflineRenderTests {
         var index = 0
         while total < 210_000 {
             let n = [1, 37, 256, 4096][index % 4]
-            if index == 50 { engine.commands.push(.seek(frame: 150_000)) }
+            if index == 50 { engine.send(.seek(frame: 150_000)) }
             cycle(n, counted: true)
             total += n
             index += 1

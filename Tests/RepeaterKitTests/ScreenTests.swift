@@ -9,9 +9,9 @@ func exampleScreenState() -> ScreenState {
     state.fileName = "demo.flac"
     state.state = "playing"
     state.sampleRate = 48_000
-    state.position = 592_560  // 0:12.345
+    state.frame = 592_560  // 0:12.345
     state.duration = 90 * 48_000
-    state.speed = 0.8
+    state.rate = 0.8
     state.pitch = 2
     state.volume = 0.5
     state.pan = -0.2
@@ -21,13 +21,13 @@ func exampleScreenState() -> ScreenState {
     state.b = 20 * 48_000
     state.loopOn = true
     state.passes = 3
-    state.meters = [ChannelLevel(rmsDB: -12.3, peakDB: -6.1, holdDB: -3, clipped: 0), .silent]
+    state.levels = [ChannelLevel(rmsDB: -12.3, peakDB: -6.1, holdDB: -3, clipped: 0), .silent]
     state.underruns = 1
     state.xruns = 2
     state.load = 0.012
     state.loadPeak = 0.034
-    state.trainer = "trainer 80 % → 100 %, +5 % every 3 passes: 1 of 3"
-    state.session = "session demo.json · 1 first bar  [2 second bar]  3 whole phrase"
+    state.trainerLine = "trainer 80 % → 100 %, +5 % every 3 passes: 1 of 3"
+    state.sessionLine = "session demo.json · 1 first bar  [2 second bar]  3 whole phrase"
     return state
 }
 
@@ -98,9 +98,9 @@ struct ScreenTests {
         state.state = "paused"
         state.loopOn = false
         state.overviewDone = 1024
-        state.meters = [ChannelLevel(rmsDB: -1, peakDB: 1.2, holdDB: 1.2, clipped: 1234), ChannelLevel(rmsDB: -70, peakDB: -65, holdDB: -65, clipped: 0)]
-        state.trainer = nil
-        state.session = nil
+        state.levels = [ChannelLevel(rmsDB: -1, peakDB: 1.2, holdDB: 1.2, clipped: 1234), ChannelLevel(rmsDB: -70, peakDB: -65, holdDB: -65, clipped: 0)]
+        state.trainerLine = nil
+        state.sessionLine = nil
         let lines = Screen.render(state, width: 80, color: false)
         #expect(lines[0].hasPrefix("‖ paused"))
         #expect(Array(lines[2])[60] == "·" && Array(lines[2])[10] != "·", "unknown stretches show as dots")

@@ -43,12 +43,20 @@ public enum ControlCommand: Equatable, Sendable {
     case listLoops
     /// The speed trainer: start one, or stop it (nil).
     case trainer(TrainerSpec?)
+    /// How to treat the JACK transport.
+    case transport(TransportMode)
+    /// MIDI learn: bind the next MIDI message to this action (nil: stop learning).
+    case learn(MIDIAction?)
+    /// MIDI learn from the keyboard: learn the next action in turn (`m`), or stop (`M`).
+    case learnNext
+    /// "A/B here" in turn, as the pedal does it.
+    case abHere
     case status
     case quit
     case help
 
     /// The commands of the stdin protocol, for error messages and the README.
-    public static let protocolSummary = "play, pause, toggle, seek TIME, a [TIME], b [TIME], loop A-B, loop on, loop off, gap TIME, rate R, pitch S, volume V, pan P, chime [HH:MM], save, loop save NAME, loop NAME, loop delete NAME, loops, trainer FROM:STEP:EVERY:TO | off, status, quit"
+    public static let protocolSummary = "play, pause, toggle, seek TIME, a [TIME], b [TIME], loop A-B, loop on, loop off, gap TIME, rate R, pitch S, volume V, pan P, chime [HH:MM], save, loop save NAME, loop NAME, loop delete NAME, loops, trainer FROM:STEP:EVERY:TO | off, transport off|follow|drive, learn ACTION | off, status, quit"
 
     /// Parses one line of the stdin protocol. Throws a one-line error for anything unknown or malformed.
     public init(line: String) throws(RepeaterError) {
@@ -117,6 +125,19 @@ public enum ControlCommand: Equatable, Sendable {
             self = .volume(try Volume.parse(try oneArgument("volume V (-6dB, +3dB, or a linear gain such as 0.5)")))
         case "pan":
             self = .pan(try Volume.parsePan(try oneArgument("pan P (-1 left, 0 centre, 1 right)")))
+        case "transport":
+            let text = try oneArgument("transport off|follow|drive")
+            guard let mode = TransportMode(name: text.lowercased()) else { throw .input("transport takes off, follow or drive, not '\(text)'") }
+            self = .transport(mode)
+        case "learn":
+            let names = MIDIAction.allCases.filter { $0 != .none }.map(\.name).joined(separator: ", ")
+            let text = try oneArgument("learn ACTION (\(names)) | learn off")
+            if text.lowercased() == "off" {
+                self = .learn(nil)
+            } else {
+                guard let action = MIDIAction(name: text.lowercased()) else { throw .input("learn takes one of \(names), or off; not '\(text)'") }
+                self = .learn(action)
+            }
         case "chime":
             guard arguments.count <= 1 else { throw .input("usage: chime [HH:MM]") }
             if let text = arguments.first {
@@ -131,82 +152,3 @@ public enum ControlCommand: Equatable, Sendable {
     }
 }
 
-/// Builds one JSON object as a line, keys in the order they are added.
-public struct JSONLine {
-    private var fields: [String] = []
-
-    public init() {}
-
-    public mutating func add(_ key: String, _ value: String) { fields.append("\(Self.quote(key)):\(Self.quote(value))") }
-    public mutating func add(_ key: String, _ value: Int) { fields.append("\(Self.quote(key)):\(value)") }
-    public mutating func add(_ key: String, _ value: Bool) { fields.append("\(Self.quote(key)):\(value)") }
-    public mutating func add(_ key: String, _ value: Double) {
-        fields.append("\(Self.quote(key)):" + (value.isFinite ? Self.number(value) : "null"))
-    }
-
-    /// A number with `digits` decimals (small figures such as the audio thread's load).
-    public mutating func add(_ key: String, _ value: Double, digits: Int) {
-        let scale = pow(10, Double(digits))
-        fields.append("\(Self.quote(key)):" + (value.isFinite ? String((value * scale).rounded() / scale) : "null"))
-    }
-
-    /// Adds an already-encoded JSON value (an array or object built by the caller).
-    public mutating func addRaw(_ key: String, _ json: String) { fields.append("\(Self.quote(key)):\(json)") }
-
-    public var text: String { "{" + fields.joined(separator: ",") + "}" }
-
-    static func number(_ value: Double) -> String {
-        let rounded = (value * 1000).rounded() / 1000
-        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
-    }
-
-    public static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
-}
-
-/// `FROM:STEP:EVERY:TO` as the user writes it: `0.6:0.05:3:1.0` starts at 60 %, adds 5 % every 3
-/// passes of the loop, and stops at 100 %.
-public struct TrainerSpec: Equatable, Sendable {
-    public var from: Double
-    public var step: Double
-    public var every: Int
-    public var to: Double
-
-    public init(from: Double, step: Double, every: Int, to: Double) {
-        self.from = from
-        self.step = step
-        self.every = every
-        self.to = to
-    }
-
-    public init(parsing text: String) throws(RepeaterError) {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { String($0) }
-        let usage = "'\(text)' is not a trainer: write FROM:STEP:EVERY:TO, e.g. 0.6:0.05:3:1.0 (60 %, +5 % every 3 passes, up to 100 %)"
-        guard parts.count == 4, let from = Double(parts[0]), let step = Double(parts[1]), let every = Int(parts[2]),
-              let to = Double(parts[3]) else { throw .input(usage) }
-        guard (0.25...4).contains(from), (0.25...4).contains(to) else { throw .input("trainer speeds stay between 0.25 and 4: '\(text)'") }
-        guard every >= 1 else { throw .input("trainer: EVERY is a number of passes, 1 or more: '\(text)'") }
-        guard step != 0, (to - from) * step >= 0 else { throw .input("trainer: a STEP of \(parts[1]) never takes \(parts[0]) to \(parts[3])") }
-        self.init(from: from, step: step, every: every, to: to)
-    }
-
-    public var trainer: SpeedTrainer { SpeedTrainer(from: from, step: step, every: every, to: to) }
-}

@@ -77,7 +77,7 @@ public struct OfflineRenderer {
             }
             var valid = cycle
             var ended = false
-            while let event = engine.events.pop() {
+            while let event = engine.events.pop()?.event {
                 if case .finished(_, _, let outputFrame) = event {
                     valid = outputFrame - written
                     ended = true

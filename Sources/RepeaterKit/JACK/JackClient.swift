@@ -24,12 +24,14 @@ public enum ConnectMode: Equatable, Sendable {
 ///
 /// Life cycle, in order: `open`, `registerOutputs`, `attach`, `activate`, `connect`; on the way out
 /// `deactivate`, then `close` (also done by deinit).
-public final class JackClient {
+public final class JackClient: TransportControl {
     public let handle: OpaquePointer
     public let notifications = JackNotifications()
     /// The process callback's load.
     public let load: CallbackLoad
     private var ports: [OpaquePointer] = []
+    /// The MIDI input `control` (`--midi`), if registered.
+    private var midiPort: OpaquePointer?
     private var context: Unmanaged<JackProcessContext>?
     private var active = false
     private var closed = false
@@ -82,13 +84,40 @@ public final class JackClient {
         }
     }
 
+    /// Registers the MIDI input port `control` (a foot pedal or controller connects to it).
+    public func registerMIDIInput() throws(RepeaterError) {
+        let flags = UInt(JackPortIsInput.rawValue | JackPortIsTerminal.rawValue)
+        guard let port = jack_port_register(handle, "control", JACK_DEFAULT_MIDI_TYPE, flags, 0) else {
+            throw RepeaterError(.failure, "JACK could not register the MIDI port control")
+        }
+        midiPort = port
+    }
+
+    /// Connects every MIDI output port matching `pattern` to `control`; returns warnings.
+    public func connectMIDI(_ pattern: String) -> [String] {
+        guard let midiPort else { return [] }
+        let sources = ports(matching: pattern, type: JACK_DEFAULT_MIDI_TYPE, flags: JackPortIsOutput.rawValue)
+        if sources.isEmpty { return ["no JACK MIDI output port matches '\(pattern)': connect \(name):control yourself"] }
+        let destination = String(cString: jack_port_name(midiPort))
+        return sources.compactMap { source in
+            let result = jack_connect(handle, source, destination)
+            return result != 0 && result != EEXIST ? "could not connect \(source) to \(destination)" : nil
+        }
+    }
+
+    // MARK: the JACK transport (TransportControl)
+
+    public func startTransport() { jack_transport_start(handle) }
+    public func stopTransport() { jack_transport_stop(handle) }
+    public var transportRolling: Bool { jack_transport_query(handle, nil) == JackTransportRolling }
+
     /// Full port names, in order.
     public var outputPortNames: [String] { ports.map { String(cString: jack_port_name($0)) } }
 
     /// Hands the engine to the process callback. Before `activate`.
     public func attach(engine: Engine) {
         precondition(!active && context == nil && !ports.isEmpty)
-        let context = Unmanaged.passRetained(JackProcessContext(engine: engine, ports: ports, load: load))
+        let context = Unmanaged.passRetained(JackProcessContext(client: handle, engine: engine, ports: ports, midiPort: midiPort, load: load))
         self.context = context
         jack_set_process_callback(handle, repeaterJackProcess, context.toOpaque())
         jack_set_latency_callback(handle, repeaterJackLatency, context.toOpaque())
@@ -106,11 +135,11 @@ public final class JackClient {
         case .none:
             return []
         case .auto:
-            let physical = inputPorts(matching: nil, flags: JackPortIsPhysical.rawValue | JackPortIsInput.rawValue)
+            let physical = ports(matching: nil, type: JACK_DEFAULT_AUDIO_TYPE, flags: JackPortIsPhysical.rawValue | JackPortIsInput.rawValue)
             if physical.isEmpty { return ["no physical playback ports: connect \(name):out_* yourself"] }
             targets = physical
         case .pattern(let pattern):
-            let matches = inputPorts(matching: pattern, flags: JackPortIsInput.rawValue)
+            let matches = ports(matching: pattern, type: JACK_DEFAULT_AUDIO_TYPE, flags: JackPortIsInput.rawValue)
             if matches.isEmpty { return ["no JACK input port matches '\(pattern)': nothing connected"] }
             targets = matches
         }
@@ -125,8 +154,8 @@ public final class JackClient {
         return warnings
     }
 
-    private func inputPorts(matching pattern: String?, flags: UInt32) -> [String] {
-        guard let list = jack_get_ports(handle, pattern, JACK_DEFAULT_AUDIO_TYPE, UInt(flags)) else { return [] }
+    private func ports(matching pattern: String?, type: String, flags: UInt32) -> [String] {
+        guard let list = jack_get_ports(handle, pattern, type, UInt(flags)) else { return [] }
         defer { jack_free(list) }
         var names: [String] = []
         var index = 0

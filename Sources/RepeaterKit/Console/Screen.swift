@@ -1,38 +1,14 @@
 import Foundation
 import RepeaterEngine
 
-/// Everything the terminal screen shows, gathered by the control thread once per update.
+/// Everything the terminal screen shows: the player's status (read through, as `state.frame`) and
+/// what only the screen has (the overview, the message of the moment, the key list).
+@dynamicMemberLookup
 public struct ScreenState: Sendable {
-    public var fileName = ""
-    /// "playing", "paused" or "ended".
-    public var state = "playing"
-    public var sampleRate = 48_000
-    public var position = 0
-    public var duration = 0
-    public var speed = 1.0
-    public var pitch = 0.0
-    /// Linear gain.
-    public var volume = 1.0
-    public var pan = 0.0
+    public var status = StatusSnapshot()
     /// Peaks (0…1) of equal stretches of the file; the first `overviewDone` are known.
     public var overview: [Float] = []
     public var overviewDone = 0
-    public var a = 0
-    public var b = 0
-    public var loopOn = false
-    public var passes = 0
-    /// "post" (what leaves the ports) or "pre" (the file's own level).
-    public var meterStage = "post"
-    public var meters: [ChannelLevel] = []
-    public var underruns = 0
-    public var xruns = 0
-    /// The callback's time as a share of the period: over the last window, and its worst cycle.
-    public var load = 0.0
-    public var loadPeak = 0.0
-    /// The speed trainer's line, when one runs.
-    public var trainer: String?
-    /// The session and its numbered loops.
-    public var session: String?
     /// The last error or note, shown for a few seconds.
     public var message: String?
     public var messageIsError = false
@@ -40,6 +16,16 @@ public struct ScreenState: Sendable {
     public var keyHelp = ""
 
     public init() {}
+
+    public subscript<T>(dynamicMember keyPath: WritableKeyPath<StatusSnapshot, T>) -> T {
+        get { status[keyPath: keyPath] }
+        set { status[keyPath: keyPath] = newValue }
+    }
+
+    /// The JACK transport's line, when it is followed or driven.
+    var transportLine: String? {
+        status.transport == .off ? nil : "transport \(status.transport.name): \(status.transportRolling ? "rolling" : "stopped")"
+    }
 }
 
 /// Renders the player's screen as lines of text, a pure function of the state, the width and
@@ -60,10 +46,11 @@ public enum Screen {
         var parts: [(String, Int)] = []
         parts.append((header(state, width: width, paint: &painter), 9))
         parts.append((fitFirst(settingsForms(state), width: width), 3))
-        if let trainer = state.trainer { parts.append((fit(trainer, width), 4)) }
+        if let trainer = state.trainerLine { parts.append((fit(trainer, width), 4)) }
+        if let transport = state.transportLine { parts.append((fit(transport, width), 4)) }
         for line in overview(state, width: width, paint: painter) { parts.append((line, 8)) }
         parts.append((fitFirst(loopForms(state), width: width), 7))
-        if let session = state.session { parts.append((fit(session, width), 4)) }
+        if let session = state.sessionLine { parts.append((fit(session, width), 4)) }
         let meterLines = meters(state, width: width, paint: painter)
         for (index, line) in meterLines.enumerated() { parts.append((line, index == meterLines.count - 1 ? 1 : 8)) }
         parts.append((fitFirst(healthForms(state), width: width), 3))
@@ -92,8 +79,8 @@ public enum Screen {
     // MARK: parts
 
     private static func header(_ state: ScreenState, width: Int, paint: inout Paint) -> String {
-        let symbol = state.state == "playing" ? "▶" : (state.state == "paused" ? "‖" : "■")
-        let time = "\(formatTime(frame: state.position, sampleRate: state.sampleRate)) / \(formatTime(frame: state.duration, sampleRate: state.sampleRate))"
+        let symbol = state.state == "playing" ? "▶" : (state.state == "paused" ? "‖" : (state.state == "ended" ? "■" : "…"))
+        let time = "\(formatTime(frame: state.frame, sampleRate: state.sampleRate)) / \(formatTime(frame: state.duration, sampleRate: state.sampleRate))"
         let left = "\(symbol) \(state.state)  "
         let room = width - left.count - time.count - 1
         let name = room >= 4 ? truncate(state.fileName, room) : ""
@@ -103,7 +90,7 @@ public enum Screen {
     }
 
     private static func settingsForms(_ state: ScreenState) -> [String] {
-        let speed = "\(Int((state.speed * 100).rounded())) %"
+        let speed = "\(Int((state.rate * 100).rounded())) %"
         let pitchValue = (state.pitch * 100).rounded() / 100
         let pitch = (pitchValue > 0 ? "+" : "") + (pitchValue == pitchValue.rounded() ? String(Int(pitchValue)) : String(pitchValue)) + " st"
         let volume = Volume.describe(state.volume)
@@ -132,7 +119,7 @@ public enum Screen {
     private static func healthForms(_ state: ScreenState) -> [String] {
         let load = String(format: "%.1f %%", state.load * 100), peak = String(format: "%.1f %%", state.loadPeak * 100)
         return [
-            "underruns \(state.underruns)   xruns \(state.xruns)   load \(load) (worst \(peak))   meters \(state.meterStage)-fader",
+            "underruns \(state.underruns)   xruns \(state.xruns)   load \(load) (worst \(peak))   meters \(state.meterStage.rawValue)-fader",
             "underruns \(state.underruns)  xruns \(state.xruns)  load \(load) (\(peak))",
             "under \(state.underruns) xrun \(state.xruns) load \(load)",
         ]
@@ -146,7 +133,7 @@ public enum Screen {
         let loudest = max(1e-6, state.overview.prefix(known).max() ?? 0)
         let duration = max(1, state.duration)
         func column(_ frame: Int) -> Int { min(width - 1, max(0, Int(Double(frame) / Double(duration) * Double(width)))) }
-        let playhead = column(state.position)
+        let playhead = column(state.frame)
         let a = column(state.a), b = column(max(state.a, state.b - 1))
         var strip = ""
         var marks = ""
@@ -175,12 +162,12 @@ public enum Screen {
 
     /// One meter per channel and a scale row.
     static func meters(_ state: ScreenState, width: Int, paint: Paint) -> [String] {
-        let channels = state.meters.count
+        let channels = state.levels.count
         guard channels > 0 else { return [] }
         func number(_ value: Double) -> String {
             value.isFinite ? String(format: "%6.1f", max(-99.9, value)) : "  -inf"
         }
-        let clipWidth = state.meters.map { $0.clipped > 0 ? " clip \($0.clipped)".count : 0 }.max() ?? 0
+        let clipWidth = state.levels.map { $0.clipped > 0 ? " clip \($0.clipped)".count : 0 }.max() ?? 0
         let numbersWidth = 13 + clipWidth  // " -12.3 -6.1" + clips
         let labelWidth = channels > 9 ? 3 : 2
         let barWidth = max(10, width - labelWidth - 2 - numbersWidth)
@@ -190,7 +177,7 @@ public enum Screen {
             return share < 0 ? -1 : min(barWidth - 1, Int(share * Double(barWidth)))
         }
         var lines: [String] = []
-        for (index, level) in state.meters.enumerated() {
+        for (index, level) in state.levels.enumerated() {
             let label = channels == 2 ? (index == 0 ? "L" : "R") : String(index + 1)
             let fill = position(level.rmsDB)
             let hold = position(level.holdDB)

@@ -50,7 +50,7 @@ public struct ChimeRunner {
             interleaved.deallocate()
         }
         _ = repeater_rtprobe_init()
-        engine.commands.push(.chime(hour: hour, minute: minute))
+        engine.send(.chime(hour: hour, minute: minute))
         var written = 0
         while written < total {
             planar.withUnsafeBufferPointer { outputs in
@@ -81,7 +81,7 @@ public struct ChimeRunner {
         _ = repeater_rtprobe_init()
         try client.activate()
         for warning in client.connect(connect) { Console.warning(warning) }
-        engine.commands.push(.chime(hour: hour, minute: minute))
+        engine.send(.chime(hour: hour, minute: minute))
         var endedCycle = -1
         while true {
             var fd = pollfd(fd: repeater_signal_fd(), events: Int16(POLLIN), revents: 0)
@@ -90,7 +90,7 @@ public struct ChimeRunner {
             if client.notifications.serverShutdown.load(ordering: .relaxed) {
                 throw RepeaterError(.jackShutdown, "the JACK server shut down; stopping")
             }
-            while let event = engine.events.pop() {
+            while let event = engine.events.pop()?.event {
                 if case .chimeEnded = event { endedCycle = engine.status.cycles.load(ordering: .relaxed) }
             }
             // The cycle that carried the last samples has completed downstream too.

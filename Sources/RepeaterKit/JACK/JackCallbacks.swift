@@ -9,15 +9,19 @@ import Synchronization
 
 /// What the process callback needs, set up before activation and never changed while active.
 final class JackProcessContext: @unchecked Sendable {
+    let client: OpaquePointer
     let engine: Engine
+    let midiPort: OpaquePointer?
     let load: CallbackLoad
     let channelCount: Int
     let ports: UnsafeMutablePointer<OpaquePointer?>
     let buffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let placeholder: UnsafeMutablePointer<Float>
 
-    init(engine: Engine, ports: [OpaquePointer], load: CallbackLoad) {
+    init(client: OpaquePointer, engine: Engine, ports: [OpaquePointer], midiPort: OpaquePointer?, load: CallbackLoad) {
+        self.client = client
         self.engine = engine
+        self.midiPort = midiPort
         self.load = load
         channelCount = ports.count
         self.ports = .allocate(capacity: ports.count)
@@ -33,12 +37,25 @@ final class JackProcessContext: @unchecked Sendable {
         placeholder.deallocate()
     }
 
-    /// Real-time thread.
+    /// Real-time thread. The transport's state and the MIDI port's events go to the engine first
+    /// (`jack_transport_query` and `jack_midi_event_get` are real-time safe), then it renders.
     @inline(__always)
     func process(_ frameCount: jack_nframes_t) {
         let start = jack_get_time()
         for channel in 0..<channelCount {
             buffers[channel] = jack_port_get_buffer(ports[channel], frameCount).assumingMemoryBound(to: Float.self)
+        }
+        engine.setTransport(rolling: jack_transport_query(client, nil).rawValue == JackTransportRolling.rawValue)
+        if let midiPort, let buffer = jack_port_get_buffer(midiPort, frameCount) {
+            let count = jack_midi_get_event_count(buffer)
+            var event = jack_midi_event_t(time: 0, size: 0, buffer: nil)
+            var index: UInt32 = 0
+            while index < count {  // (a plain loop: a Range<UInt32> would want generic metadata here)
+                if jack_midi_event_get(&event, buffer, index) == 0, let bytes = event.buffer {
+                    engine.receiveMIDI(offset: Int(event.time), bytes: bytes, count: event.size)
+                }
+                index &+= 1
+            }
         }
         engine.render(frameCount: Int(frameCount), outputs: buffers)
         load.record(busyMicroseconds: Int(jack_get_time() &- start), frames: Int(frameCount))

@@ -57,6 +57,8 @@ public struct Session: Equatable, Sendable {
     public var declickMilliseconds = 0.0
     public var trainer: SpeedTrainer?
     public var trainerExtra = JSONObject()
+    /// The JACK transport mode ("follow" or "drive"; nil: off, and the field is not written).
+    public var transport: String?
     /// Top-level fields this version does not know.
     public var extra = JSONObject()
 
@@ -66,7 +68,7 @@ public struct Session: Equatable, Sendable {
     }
 
     static let knownKeys: Set<String> = ["format", "version", "audio", "sample_rate", "position", "position_time", "loop",
-                                         "active_loop", "loops", "speed", "pitch", "volume", "pan", "gap", "declick_ms", "trainer"]
+                                         "active_loop", "loops", "speed", "pitch", "volume", "pan", "gap", "declick_ms", "trainer", "transport"]
 
     // MARK: writing
 
@@ -123,6 +125,7 @@ public struct Session: Equatable, Sendable {
         } else {
             object["trainer"] = .null
         }
+        if let transport { object["transport"] = .string(transport) }
         for key in extra.keys where object[key] == nil { object[key] = extra[key] }
         return .object(object)
     }
@@ -211,6 +214,10 @@ public struct Session: Equatable, Sendable {
             guard step != 0, (to - from) * step >= 0 else { throw reader.fail("trainer", "steps by \(step) from \(from), which never reaches \(to)") }
             session.trainer = SpeedTrainer(from: from, step: step, every: every, to: to, speed: speed, passes: passes)
             session.trainerExtra = fields.unknown(["from", "step", "every", "to", "speed", "passes", "done"])
+        }
+        if let mode = try reader.string(object, "transport") {
+            guard ["off", "follow", "drive"].contains(mode) else { throw reader.fail("transport", "must be \"off\", \"follow\" or \"drive\", not \"\(mode)\"") }
+            session.transport = mode == "off" ? nil : mode
         }
         session.extra = object.unknown(knownKeys)
         return session
@@ -395,16 +402,16 @@ public enum SessionStore {
     /// Writes `text` to `path` atomically: a temporary file in the same folder, written, fsync'ed,
     /// renamed over `path`, and the folder fsync'ed; a crash at any moment leaves the old file or the
     /// new one, never a mix. Creates the folder if needed.
-    public static func writeAtomically(_ text: String, to path: String) throws(RepeaterError) {
+    public static func writeAtomically(_ text: String, to path: String, what: String = "session") throws(RepeaterError) {
         let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         if !FileManager.default.fileExists(atPath: folder) {
             do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
-                throw RepeaterError(.failure, "cannot create the session folder '\(folder)': \(error.localizedDescription)")
+                throw RepeaterError(.failure, "cannot create the \(what) folder '\(folder)': \(error.localizedDescription)")
             }
         }
         let temporary = folder + "/." + (path as NSString).lastPathComponent + ".tmp-\(getpid())"
-        func failure(_ what: String) -> RepeaterError {
-            RepeaterError(.failure, "cannot save the session '\(path)': \(what): \(String(cString: strerror(errno)))")
+        func failure(_ step: String) -> RepeaterError {
+            RepeaterError(.failure, "cannot save the \(what) '\(path)': \(step): \(String(cString: strerror(errno)))")
         }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw failure("cannot create \(temporary)") }

@@ -1,0 +1,1 @@
+#include <lo/lo.h>

@@ -1,0 +1,117 @@
+import Foundation
+import RepeaterEngine
+
+/// `--status json`: one JSON object per line on stdout, periodic status and events (README: *JSON
+/// status*). Notes go to stderr, as lines for people.
+public final class JSONSink: OutputSink {
+    private let out: StdoutWriter
+
+    public init(out: StdoutWriter) { self.out = out }
+
+    public func status(_ s: StatusSnapshot, force: Bool) {
+        var line = JSONLine()
+        line.add("state", s.state)
+        line.add("frame", s.frame)
+        line.add("pos_s", s.seconds(s.frame))
+        line.add("duration_s", s.seconds(s.duration))
+        line.add("a", s.a)
+        line.add("a_s", s.seconds(s.a))
+        line.add("b", s.b)
+        line.add("b_s", s.seconds(s.b))
+        line.add("rate", s.rate)
+        line.add("pitch", s.pitch)
+        line.add("volume", s.volume)
+        line.add("volume_db", Volume.decibels(gain: s.volume))
+        line.add("pan", s.pan)
+        line.add("latency", s.latency)
+        line.add("loop", s.loopOn)
+        line.add("loops", s.passes)
+        line.add("meter", s.meterStage.rawValue)
+        line.addRaw("meters", "[" + s.levels.map { level in
+            var meter = JSONLine()
+            meter.add("rms_db", level.rmsDB)
+            meter.add("peak_db", level.peakDB)
+            meter.add("hold_db", level.holdDB)
+            meter.add("clipped", level.clipped)
+            return meter.text
+        }.joined(separator: ",") + "]")
+        line.add("session", s.sessionPath)
+        if let active = s.activeLoop { line.add("active_loop", active) }
+        if let trainer = s.trainer {
+            var fields = JSONLine()
+            fields.add("from", trainer.from)
+            fields.add("step", trainer.step)
+            fields.add("every", trainer.every)
+            fields.add("to", trainer.to)
+            fields.add("speed", trainer.speed)
+            fields.add("passes", trainer.passes)
+            fields.add("done", trainer.isDone)
+            line.addRaw("trainer", fields.text)
+        }
+        line.add("underruns", s.underruns)
+        line.add("xruns", s.xruns)
+        line.add("load", s.load, digits: 6)
+        line.add("load_max", s.loadPeak, digits: 6)
+        line.add("head_loads", s.headLoads)
+        line.add("head_load_max_ms", s.headLoadMaxMilliseconds)
+        line.add("lost_messages", s.lostMessages)
+        line.add("transport", s.transport.name)
+        if s.transport != .off { line.add("transport_rolling", s.transportRolling) }
+        if let learning = s.learning { line.add("learning", learning.name) }
+        if let ignored = s.midiIgnored { line.add("midi_ignored", ignored) }
+        if let errors = s.oscErrors { line.add("osc_errors", errors) }
+        out.statusLine(line)
+    }
+
+    public func event(_ event: PlayerEvent) { out.eventLine(event.json) }
+
+    public func note(_ text: String) { Console.note(text) }
+
+    public func error(_ text: String, source: CommandSource) {
+        out.eventLine(PlayerEvent("error", source: source) { $0.add("message", text) }.json)
+    }
+
+    public func showKeys(_ help: String) { Console.writeErr(help + "\n") }
+}
+
+/// `--status lines`: a compact line per update on stdout; notes and errors on stderr.
+public final class LinesSink: OutputSink {
+    private let out: StdoutWriter
+
+    public init(out: StdoutWriter) { self.out = out }
+
+    public func status(_ s: StatusSnapshot, force: Bool) {
+        func decibels(_ value: Double) -> String { value.isFinite ? String(format: "%.1f", value) : "-inf" }
+        let loop = s.loopOn ? " loop \(s.time(s.a))-\(s.time(s.b)) x\(s.passes)" : ""
+        let labels = s.levels.count == 2 ? ["L", "R"] : s.levels.indices.map { String($0 + 1) }
+        let meters = zip(labels, s.levels).map { "\($0) \(decibels($1.rmsDB))/\(decibels($1.peakDB))" }.joined(separator: " ")
+        out.plainStatusLine("\(s.state) \(s.time(s.frame)) / \(s.time(s.duration))\(loop) vol \(Volume.describe(s.volume)) pan \(Volume.describePan(s.pan)) | \(meters) dB | underruns \(s.underruns) xruns \(s.xruns) load \(String(format: "%.1f", s.load * 100))%")
+    }
+
+    public func event(_ event: PlayerEvent) {
+        if let note = event.note { Console.note(note) }
+    }
+
+    public func note(_ text: String) { Console.note(text) }
+    public func error(_ text: String, source: CommandSource) { Console.error(text) }
+    public func showKeys(_ help: String) { Console.writeErr(help + "\n") }
+}
+
+/// `--status none`: nothing periodic; `status` prints "state position"; notes and errors on stderr.
+public final class QuietSink: OutputSink {
+    private let out: StdoutWriter
+
+    public init(out: StdoutWriter) { self.out = out }
+
+    public func status(_ s: StatusSnapshot, force: Bool) {
+        if force { out.plainStatusLine("\(s.state) \(s.time(s.frame))") }
+    }
+
+    public func event(_ event: PlayerEvent) {
+        if let note = event.note { Console.note(note) }
+    }
+
+    public func note(_ text: String) { Console.note(text) }
+    public func error(_ text: String, source: CommandSource) { Console.error(text) }
+    public func showKeys(_ help: String) { Console.writeErr(help + "\n") }
+}

@@ -1,0 +1,47 @@
+import RepeaterEngine
+
+/// The keys on a terminal: the keyboard source's whole vocabulary (README: *Keys*).
+public enum KeyMap {
+    /// The keys, as `?` shows them and the README lists them.
+    public static let help = """
+    space play/pause · a / b set A / B here · l loop on/off · ←/→ seek 5 s · Home jump to A
+    , / . move A 10 ms earlier / later · < / > move B 10 ms earlier / later · t chime the time
+    [ / ] speed −/+5 % · { / } pitch −/+1 semitone · = speed 1, pitch 0
+    ↑ / ↓ volume ±1 dB · ( / ) pan left / right · s save the session · n save A–B as a named loop
+    1 … 9 play a named loop · m MIDI learn (again: next action) · M stop learning · q quit · ? keys
+    """
+
+    public static func command(for key: Key) -> ControlCommand? {
+        switch key {
+        case .character("q"), .character("Q"): return .quit
+        case .character(" "): return .toggle
+        case .character("?"), .character("h"): return .help
+        case .character("a"): return .setA(nil)
+        case .character("b"): return .setB(nil)
+        case .character("l"): return .toggleLoop
+        case .character("t"): return .chimeNow
+        case .character("s"): return .save
+        case .character("n"): return .loopSaveNew
+        case .character("m"): return .learnNext
+        case .character("M"): return .learn(nil)
+        case .character(let digit) where ("1"..."9").contains(digit): return .loopSelectIndex(Int(String(digit))! - 1)
+        case .character("["): return .rateBy(-0.05)
+        case .character("]"): return .rateBy(0.05)
+        case .character("{"): return .pitchBy(-1)
+        case .character("}"): return .pitchBy(1)
+        case .character("="): return .resetRatePitch
+        case .character(","): return .nudgeA(-0.010)
+        case .character("."): return .nudgeA(0.010)
+        case .character("<"): return .nudgeB(-0.010)
+        case .character(">"): return .nudgeB(0.010)
+        case .up: return .volumeBy(1)
+        case .down: return .volumeBy(-1)
+        case .character("("): return .panBy(-0.1)
+        case .character(")"): return .panBy(0.1)
+        case .home: return .jumpToA
+        case .left: return .seekBy(-5)
+        case .right: return .seekBy(5)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import RepeaterEngine
+
+/// The player's state once per status window: what every sink reads (the screen, the JSON and
+/// compact lines, OSC subscribers). Gathered in one place by the player, so that sinks agree.
+public struct StatusSnapshot: Sendable {
+    public var fileName = ""
+    public var filePath = ""
+    /// "playing", "paused", "ended" or "waiting for transport".
+    public var state = "playing"
+    public var sampleRate = 48_000
+    /// The audible position (file frames) and the file's length.
+    public var frame = 0
+    public var duration = 0
+    public var a = 0
+    public var b = 0
+    public var loopOn = false
+    public var passes = 0
+    public var rate = 1.0
+    public var pitch = 0.0
+    public var volume = 1.0
+    public var pan = 0.0
+    /// Frames the stretcher delays the output by.
+    public var latency = 0
+    public var meterStage = MeterStage.post
+    /// One per channel of the stage shown.
+    public var levels: [ChannelLevel] = []
+    /// The session file ("" with --no-session), the active named loop, the screen's session line.
+    public var sessionPath = ""
+    public var activeLoop: String?
+    public var sessionLine: String?
+    public var trainer: SpeedTrainer?
+    public var trainerLine: String?
+    public var transport = TransportMode.off
+    public var transportRolling = true
+    /// MIDI learn in progress: the action waiting for a message.
+    public var learning: MIDIAction?
+    public var midiIgnored: Int?
+    public var oscErrors: Int?
+    public var underruns = 0
+    public var xruns = 0
+    public var load = 0.0
+    public var loadPeak = 0.0
+    public var headLoads = 0
+    public var headLoadMaxMilliseconds = 0.0
+    public var lostMessages = 0
+    /// Status lines the JSON writer had to drop since the last one that got through (back-pressure).
+    public var droppedLines = 0
+
+    public init() {}
+
+    public func seconds(_ frame: Int) -> Double { Double(frame) / Double(sampleRate) }
+    public func time(_ frame: Int) -> String { formatTime(frame: frame, sampleRate: sampleRate) }
+}
+
+/// Where the meters measure.
+public enum MeterStage: String, Sendable {
+    /// The file's own level, before volume and pan (as AVAudioPlayer reports it).
+    case pre
+    /// What leaves the ports, after volume and pan, the chime included.
+    case post
+}

@@ -1,0 +1,33 @@
+import RepeaterEngine
+
+/// Everything `repeater play` is told on the command line.
+public struct PlayOptions: Sendable {
+    public var path: String
+    public var serverName: String?
+    public var clientName = "repeater"
+    public var connect: ConnectMode = .auto
+    public var sound = SoundOptions()
+    public var chime = ChimeOptions()
+    public var startServer = false
+    public var verbose = false
+    public var status: StatusMode = .auto
+    public var statusHz = 10.0
+    public var quitOnEOF = false
+    /// What the meters show: the file's own level (pre) or what leaves the ports (post).
+    public var meterStage: MeterStage = .post
+    /// Which session to use, and `--fresh` (start over; a session file keeps its named loops).
+    public var session: SessionChoice = .keyed
+    public var fresh = false
+    /// The sound options given on the command line (they win over the session's values).
+    public var givenSoundOptions: Set<String> = []
+    public var trainer: TrainerSpec?
+    /// `--transport`: nil leaves it to the session (off when it says nothing).
+    public var transport: TransportMode?
+    /// `--midi`: a MIDI input port `control`; `--midi-connect REGEX` connects it.
+    public var midi = false
+    public var midiConnect: String?
+    /// `--osc PORT`: answer OSC on this UDP port.
+    public var oscPort: Int?
+
+    public init(path: String) { self.path = path }
+}

@@ -1,0 +1,239 @@
+import Foundation
+import RepeaterKit
+import RepeaterTestSupport
+import Testing
+
+/// The frame a stereo ramp sample on channel 0 encodes, or nil for silence.
+private func rampFrame(_ value: Float) -> Int? {
+    if value == 0 { return nil }
+    return (Int((value * Float(1 << 23)).rounded()) - 1) / 2
+}
+
+/// The JSON objects on stdout.
+private func jsonLines(_ stdout: String) -> [[String: Any]] {
+    stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+}
+
+private func events(_ stdout: String, _ name: String) -> [[String: Any]] {
+    jsonLines(stdout).filter { $0["event"] as? String == name }
+}
+
+/// `repeater-capture --log`: the first frame's JACK time and the transport's changes.
+private func captureLog(_ path: String) throws -> (firstFrame: Int, transport: [(frame: Int, rolling: Bool)]) {
+    let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+    var first = -1
+    var changes: [(Int, Bool)] = []
+    for line in lines {
+        let words = line.split(separator: " ")
+        if words.first == "first-frame" { first = Int(words[1]) ?? -1 }
+        if words.first == "transport" { changes.append((Int(words[1])!, words[2] == "1")) }
+    }
+    return (first, changes)
+}
+
+/// Channel 0 of a stereo capture.
+private func leftChannel(_ path: String) throws -> [Float] {
+    let samples = try readAll(path).samples
+    return stride(from: 0, to: samples.count, by: 2).map { samples[$0] }
+}
+
+/// The gain of the declick fade's k-th frame (the engine's 256-frame fade, as it computes it).
+private func fadeGain(_ step: Int) -> Float { Float(step) * (1 / Float(256)) }
+
+extension JackSuites {
+    @Suite("Playing along: MIDI pedal, JACK transport, OSC")
+    struct StudioTests {
+        @Test("a MIDI pedal: CC 65 and note 62 set A and B at the exact frames heard at the presses, CC 64 pauses at its frame, garbage is counted and ignored")
+        func midiPedal() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            let path = scratch.file("ramp.wav")
+            try writeRamp(path: path, frames: 48_000 * 12, channels: 2)
+            let capture = try startCapture(server: server, scratch: scratch, log: true, seconds: 20)
+            let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "\(server.captureName):in_",
+                                                  "--status", "json", "--status-hz", "20", "--midi"], in: scratch.path)
+            #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
+            #expect(events(player.stdout, "start").first?["midi_port"] as? String == "repeater:control")
+            let pedal = try Child(capturePath, ["--midi-send", "--server", server.name, "--name", "pedal", "--to", "repeater:control"],
+                                  in: scratch.path)
+            try #require(pedal.waitForOutput { $0.contains("ready") }, "\(pedal.stderr)")
+            // Pacing only: the checks below use the frames the presses went out at.
+            for message in ["37 B0 41 7F", "5 B0 41 00", "200 90 3E 64", "100 B0 40 7F", "5 F0 01 02", "6 F8", "7 41 7F", "8 B0 40"] {
+                pedal.send(message)
+                usleep(300_000)
+            }
+            #expect(pedal.waitForOutput { $0.components(separatedBy: "sent").count == 9 }, "\(pedal.stdout)")
+            let sent = pedal.stdout.split(separator: "\n").compactMap { $0.hasPrefix("sent ") ? Int($0.dropFirst(5)) : nil }
+            #expect(player.waitForOutput { $0.contains("\"midi_ignored\":4") }, "garbage not counted")
+            player.send("quit")
+            let outcome = player.finish(timeout: 20)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            _ = pedal.finish(timeout: 5)
+            capture.signal(SIGTERM)
+            #expect(capture.finish(timeout: 10).status == 0)
+            let log = try captureLog(scratch.file("capture.log"))
+            let left = try leftChannel(scratch.file("capture.wav"))
+            try #require(sent.count == 8 && log.firstFrame > 0)
+            let a = events(outcome.stdout, "a"), b = events(outcome.stdout, "b")
+            try #require(a.count == 1 && b.count == 1, "\(outcome.stdout)")
+            #expect(a[0]["source"] as? String == "midi" && b[0]["source"] as? String == "midi")
+            // A is the frame the ports carried at the press's own frame; B (exclusive) ends the loop at
+            // its press: the frame before it is the loop's last, and A follows at once.
+            #expect(a[0]["frame"] as? Int == rampFrame(left[sent[0] - log.firstFrame]), "A \(String(describing: a[0]["frame"]))")
+            let pressB = sent[2] - log.firstFrame
+            #expect(b[0]["frame"] as? Int == rampFrame(left[pressB - 1]).map { $0 + 1 }, "B \(String(describing: b[0]["frame"]))")
+            #expect(rampFrame(left[pressB]) == a[0]["frame"] as? Int, "no wrap to A at B's press")
+            // The pause begins at the press's frame: the frame before is whole, the fade starts on it.
+            let press = sent[3] - log.firstFrame
+            let before = try #require(rampFrame(left[press - 1]))
+            let loopA = a[0]["frame"] as! Int, loopB = b[0]["frame"] as! Int
+            let next = before + 1 == loopB ? loopA : before + 1
+            #expect(rampFrame(left[press - 2]).map { $0 + 1 == before || before == loopA } == true)
+            #expect(left[press] == rampSample(frame: next, channel: 0, channels: 2) * fadeGain(255), "the fade did not start at the press")
+            #expect(left[(press + 256)...].prefix(4800).allSatisfy { $0 == 0 }, "not silent after the fade")
+            #expect(events(outcome.stdout, "pause").first?["source"] as? String == "midi")
+            #expect(events(outcome.stdout, "midi").count == 3)
+        }
+
+        @Test("the JACK transport: follow waits silently, plays from the very cycle it rolls and fades at the cycle it stops; drive starts and stops it with play and pause")
+        func transport() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            let path = scratch.file("ramp.wav")
+            try writeRamp(path: path, frames: 48_000 * 12, channels: 2)
+            let capture = try startCapture(server: server, scratch: scratch, log: true, seconds: 20)
+            let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "\(server.captureName):in_",
+                                                  "--status", "json", "--status-hz", "20", "--transport", "follow"], in: scratch.path)
+            #expect(player.waitForOutput { $0.contains("\"state\":\"waiting for transport\"") }, "\(player.stdout)\(player.stderr)")
+            let transport = try Child("/usr/bin/jack_transport", [], environment: ["JACK_DEFAULT_SERVER": server.name], in: scratch.path)
+            usleep(300_000)
+            for (command, pause) in [("play", 600_000), ("stop", 400_000), ("play", 400_000)] as [(String, UInt32)] {
+                transport.send(command)
+                usleep(pause)
+            }
+            transport.send("quit")
+            _ = transport.finish(timeout: 5)
+            #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") })
+            player.send("transport drive")
+            usleep(300_000)
+            player.send("pause")  // stops the transport, and repeater with it
+            usleep(400_000)
+            #expect(player.stdout.contains("\"state\":\"waiting for transport\",\"frame\""))
+            player.send("play")  // starts it again
+            usleep(400_000)
+            player.send("quit")  // a driven transport stops on the way out
+            let outcome = player.finish(timeout: 20)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            capture.signal(SIGTERM)
+            #expect(capture.finish(timeout: 10).status == 0)
+            let log = try captureLog(scratch.file("capture.log"))
+            let left = try leftChannel(scratch.file("capture.wav"))
+            let changes = log.transport
+            try #require(changes.map(\.rolling) == [false, true, false, true, false, true, false], "\(changes)")
+            // Silent until the first rolling cycle, then the fade in from frame 0 at once: no period late.
+            let rolled = changes[1].frame
+            #expect(left.firstIndex { $0 != 0 } == rolled, "first sound at \(String(describing: left.firstIndex { $0 != 0 })), rolling at \(rolled)")
+            #expect(left[rolled] == rampSample(frame: 0, channel: 0, channels: 2) * fadeGain(1))
+            // Every stop starts the fade out at its own cycle, every start the fade in.
+            for change in changes.dropFirst(2).dropLast() {  // (the last: quit, after the ports went away)
+                let index = change.frame
+                if change.rolling {
+                    #expect(left[index - 1] == 0 && left[index] != 0, "start at \(index)")
+                    if let frame = rampFrame(left[index + 255]) {
+                        #expect(left[index] == rampSample(frame: frame - 255, channel: 0, channels: 2) * fadeGain(1), "start at \(index)")
+                    }
+                } else {
+                    let before = try #require(rampFrame(left[index - 1]), "stop at \(index)")
+                    #expect(left[index] == rampSample(frame: before + 1, channel: 0, channels: 2) * fadeGain(255), "stop at \(index)")
+                    #expect(left[index + 256] == 0)
+                }
+            }
+            let transportEvents = events(outcome.stdout, "transport")
+            #expect(transportEvents.count >= 5 && transportEvents.allSatisfy { $0["source"] as? String == "transport" })
+            #expect(events(outcome.stdout, "transport-mode").first?["source"] as? String == "stdin")
+        }
+
+        @Test("OSC: commands from oscsend act with source osc, a subscriber gets status and meters, bad messages get /repeater/error back, garbage packets are counted, a port in use is a one-line error")
+        func osc() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            let path = scratch.file("ramp.wav")
+            try writeRamp(path: path, frames: 48_000 * 12, channels: 2)
+            let port = Int.random(in: 20_000...29_000), dumpPort = port + 1
+            let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "none", "--status", "json",
+                                                  "--status-hz", "20", "--osc", "\(port)"], in: scratch.path)
+            #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
+            #expect(events(player.stdout, "start").first?["osc_port"] as? Int == port)
+            let dump = try Child("/usr/bin/oscdump", ["-L", "\(dumpPort)"], in: scratch.path)
+            func oscsend(_ arguments: [String]) throws {
+                let result = try run("/usr/bin/oscsend", ["localhost", "\(port)"] + arguments, in: scratch.path, timeout: 5)
+                #expect(result.status == 0, "\(result.stderr)")
+            }
+            try oscsend(["/repeater/subscribe", "i", "\(dumpPort)"])
+            try oscsend(["/repeater/loop", "ff", "1", "2"])
+            try oscsend(["/repeater/pitch", "i", "2"])  // an integer where a float is expected
+            try oscsend(["/repeater/volume", "f", "-6"])
+            try oscsend(["/repeater/pan", "f", "-0.5"])
+            try oscsend(["/repeater/a"])
+            #expect(player.waitForOutput { $0.contains("\"pitch\":2,") && $0.contains("\"event\":\"a\"") }, "\(player.stdout)")
+            #expect(dump.waitForOutput { $0.contains("/repeater/meter") && $0.contains("/repeater/status") }, "\(dump.stdout)")
+            // A client that listens: its bad messages are answered.
+            let client = try OSCTestClient()
+            client.send(to: port, path: "/repeater/jump", types: "", arguments: [])
+            client.send(to: port, path: "/repeater/rate", types: "f", arguments: [.float(9)])
+            client.send(to: port, path: "/repeater/loop/select", types: "s", arguments: [.string("nowhere")])
+            let replies = client.receive(count: 3, timeout: 5)
+            #expect(replies.count == 3, "\(replies)")
+            #expect(replies.allSatisfy { $0.path == "/repeater/error" })
+            #expect(replies.contains { $0.text.contains("unknown OSC path /repeater/jump") })
+            #expect(replies.contains { $0.text.contains("out of range") })
+            #expect(replies.contains { $0.text.contains("no loop named 'nowhere'") })
+            // Garbage: not OSC, a truncated message, a type tag without its value.
+            client.sendRaw(to: port, Array("hello".utf8))
+            client.sendRaw(to: port, Array("/repeater/play\0\0".utf8))
+            client.sendRaw(to: port, Array("/repeater/seek\0\0,f\0\0".utf8))
+            client.sendRaw(to: port, [UInt8](repeating: 0xFF, count: 64))
+            #expect(player.waitForOutput { jsonLines($0).last { $0["osc_errors"] != nil }?["osc_errors"] as? Int ?? 0 >= 6 },
+                    "\(jsonLines(player.stdout).last ?? [:])")
+            // A second player cannot take the port.
+            let second = try run(repeaterPath, ["play", path, "--server", server.name, "--connect", "none", "--osc", "\(port)",
+                                                "--name", "second", "--no-session"], in: scratch.path, timeout: 10)
+            #expect(second.status == 2)
+            #expect(second.stderrLines == ["repeater: error: OSC port \(port) cannot be used (in use by another program?): choose another with --osc PORT"])
+            try oscsend(["/repeater/quit"])
+            let outcome = player.finish(timeout: 10)
+            dump.signal(SIGKILL)  // (oscdump inherits the test thread's blocked SIGTERM; it is no jackd)
+            let dumped = dump.finish(timeout: 5).stdout
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            let loop = events(outcome.stdout, "loop").first { ($0["a"] as? Int) == 48_000 }
+            #expect(loop?["b"] as? Int == 96_000 && loop?["source"] as? String == "osc")
+            #expect(events(outcome.stdout, "a").first?["source"] as? String == "osc")
+            let errors = events(outcome.stdout, "error")
+            #expect(errors.count == 3 && errors.allSatisfy { $0["source"] as? String == "osc" }, "\(errors)")
+            let status = jsonLines(outcome.stdout).last { $0["state"] != nil } ?? [:]
+            #expect(abs((status["volume_db"] as? Double ?? 0) + 6) < 0.01 && status["pan"] as? Double == -0.5)
+            // oscdump prints "/repeater/status fffiffs 1.23 1.000000 2.000000 1 1.000000 2.000000 "playing"".
+            let statusLine = dumped.split(separator: "\n").first { $0.contains("/repeater/status fffiffs") && $0.contains("playing") }
+            #expect(statusLine?.contains(" 1.000000 2.000000 1 1.000000 2.000000 ") == true, "\(dumped.suffix(400))")
+            #expect(dumped.contains("/repeater/meter ffff"), "\(dumped.suffix(400))")
+        }
+
+        @Test("keys and stdin lines tag their events with their source")
+        func stdinSource() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            let path = scratch.file("ramp.wav")
+            try writeRamp(path: path, frames: 48_000 * 4, channels: 2)
+            let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "none", "--status", "json"],
+                                   in: scratch.path)
+            #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") })
+            for command in ["loop 1-2", "seek 1.5", "pause", "bogus", "quit"] { player.send(command) }
+            let outcome = player.finish(timeout: 10)
+            #expect(outcome.status == 0)
+            for name in ["loop", "seek", "pause", "error"] {
+                #expect(events(outcome.stdout, name).last?["source"] as? String == "stdin", "\(name)")
+            }
+            #expect(events(outcome.stdout, "wrap").allSatisfy { $0["source"] == nil })
+        }
+    }
+}
