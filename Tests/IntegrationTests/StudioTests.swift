@@ -95,6 +95,46 @@ extension JackSuites {
             #expect(events(outcome.stdout, "midi").count == 3)
         }
 
+        @Test("MIDI learn: `learn faster` binds the next message, which then speeds up by 5 %; the binding is saved to midi.json and read by the next run")
+        func midiLearn() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            let path = scratch.file("ramp.wav")
+            try writeRamp(path: path, frames: 48_000 * 12, channels: 2)
+            let config = scratch.file("config")
+            let arguments = ["play", path, "--server", server.name, "--connect", "none", "--status", "json", "--status-hz", "20", "--midi"]
+            let player = try Child(repeaterPath, arguments, environment: ["XDG_CONFIG_HOME": config], in: scratch.path)
+            #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") })
+            let pedal = try Child(capturePath, ["--midi-send", "--server", server.name, "--name", "pedal", "--to", "repeater:control"],
+                                  in: scratch.path)
+            try #require(pedal.waitForOutput { $0.contains("ready") })
+            player.send("learn faster")
+            #expect(player.waitForOutput { $0.contains("\"learning\":\"faster\"") })
+            pedal.send("3 B4 14 7F")  // CC 20 on channel 5: learnt, not acted on
+            #expect(player.waitForOutput { $0.contains("\"event\":\"learned\"") })
+            pedal.send("3 B0 14 7F")  // now it speeds up (any channel)
+            #expect(player.waitForOutput { $0.contains("\"rate\":1.05,") }, "\(player.stdout.suffix(600))")
+            player.send("quit")
+            #expect(player.finish(timeout: 10).status == 0)
+            let learned = events(player.stdout, "learned").first
+            #expect(learned?["message"] as? String == "cc 20 127 ch 5" && learned?["action"] as? String == "faster")
+            let saved = try String(contentsOfFile: config + "/repeater/midi.json", encoding: .utf8)
+            #expect(saved.contains("\"message\": \"cc\"") && saved.contains("\"number\": 20") && saved.contains("\"action\": \"faster\""), "\(saved)")
+            // The next run reads it (its port connected to the pedal by --midi-connect): the press speeds up at once.
+            let again = try Child(repeaterPath, arguments + ["--rate", "0.8", "--midi-connect", "pedal:midi_out"], environment: ["XDG_CONFIG_HOME": config], in: scratch.path)
+            #expect(again.waitForOutput { $0.contains("\"state\":\"playing\"") })
+            pedal.send("3 B0 14 7F")
+            #expect(again.waitForOutput { $0.contains("\"rate\":0.85,") })
+            again.send("quit")
+            _ = again.finish(timeout: 10)
+            _ = pedal.finish(timeout: 5)
+            // A broken bindings file stops the player before anything plays, in one line.
+            try "{\"bindings\": 3}".write(toFile: config + "/repeater/midi.json", atomically: true, encoding: .utf8)
+            let broken = try run(repeaterPath, arguments, environment: ["XDG_CONFIG_HOME": config], in: scratch.path)
+            #expect(broken.status == 2)
+            #expect(broken.stderrLines == ["repeater: error: MIDI bindings '\(config)/repeater/midi.json': field \"bindings\" must be a list"])
+        }
+
         @Test("the JACK transport: follow waits silently, plays from the very cycle it rolls and fades at the cycle it stops; drive starts and stops it with play and pause")
         func transport() throws {
             let server = try TestServer()
