@@ -149,7 +149,9 @@ extension Engine {
         let gate = followed ? rolling : true
         if gate != transportRolling {
             transportRolling = gate
-            if !gate, held || renderedFrames == 0 { rampPosition = 0 }  // nothing sounds yet: stay silent
+            var silentYet = held
+            if renderedFrames == 0 { silentYet = true }  // (no `||`: its right side would capture self)
+            if !gate, silentYet { rampPosition = 0 }  // nothing sounds yet: stay silent
             status.transportRolling.store(gate, ordering: .relaxed)
             if followed { post(.transport(rolling: gate), source: .transport) }
         }

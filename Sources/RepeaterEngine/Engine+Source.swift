@@ -14,7 +14,7 @@ extension Engine {
                 let n = min(gapRemaining, count - got)
                 silence(outputs, from: offset + got, count: n)
                 finishSeam(outputs, from: offset + got, count: n, isSilence: true)
-                log.append(outputFrame: outputFrame, sourceFrame: playhead, frameCount: n, isSilence: true)
+                logPulled(outputFrame, sourceFrame: playhead, frameCount: n, isSilence: true)
                 gapRemaining -= n
                 got += n
                 continue
@@ -42,11 +42,22 @@ extension Engine {
                 break
             }
             finishSeam(outputs, from: offset + got, count: n, isSilence: false)
-            log.append(outputFrame: outputFrame, sourceFrame: playhead, frameCount: n, isSilence: false)
+            logPulled(outputFrame, sourceFrame: playhead, frameCount: n, isSilence: false)
             playhead += n
             got += n
         }
         return got
+    }
+
+    /// Records what a pull carried: straight to the outputs (keyed by output frame) in the output log,
+    /// into the stream ring (keyed by stream index) in the stream log.
+    @inline(__always)
+    private func logPulled(_ key: Int, sourceFrame: Int, frameCount: Int, isSilence: Bool) {
+        if key >= stretchStreamBase {
+            streamLog.append(outputFrame: key, sourceFrame: sourceFrame, frameCount: frameCount, isSilence: isSilence)
+        } else {
+            log.append(outputFrame: key, sourceFrame: sourceFrame, frameCount: frameCount, isSilence: isSilence)
+        }
     }
 
     /// Copies up to `limit` frames from the active head slot; at its end, hands over to the ring

@@ -1,33 +1,75 @@
-/// Audio thread: speed and pitch through Rubber Band.
+/// Audio thread: speed and pitch through Rubber Band, and switches without a hole.
 ///
-/// At speed 1 and pitch 0 there is no stretcher at all (bypass: the source, bit for bit). Other
-/// targets switch to a stretcher the control thread primed and queued (`freshStretchers`): the output
-/// fades out over 5 ms, the stretcher takes over at the very source frame where bypass stopped, and
-/// the output fades in. Back at 1/0 the output fades out, the used stretcher is handed back
-/// (`usedStretchers`; the control thread frees it: nothing is freed here), and playback continues in
-/// bypass at the source frame the stretcher had reached in its output, through the usual seek.
-/// The stretcher sees one continuous stream, loop wraps included, and is never reset.
+/// The output comes from one of three places (`StretchPhase`):
+/// - `direct`: the source, pulled straight into the outputs (bypass: bit for bit, nothing extra);
+/// - `delayed`: the source through the stream ring (still bit for bit), used while a stretcher is
+///   prepared and after one was left, until the next seek;
+/// - `stretching`: a Rubber Band stretcher fed from the stream ring.
+///
+/// A switch never fades the music out. A fresh stretcher (primed on the control thread) is pre-rolled
+/// on the audio thread with the stream frames just before the switch point, in bites that fit the
+/// cycle (`feedBudget`), its output discarded until it lines up with what is playing; then one short
+/// crossfade (`declickFrames`) hands over at a known stream frame. Bypass → stretcher pre-rolls at
+/// speed 1 (the stretcher then glides to the target), stretcher → bypass glides to speed 1 first and
+/// crossfades into the raw frames the stretcher was fed, stretcher → stretcher (when pitch needs
+/// Rubber Band's PitchHighConsistency, or no longer does) pre-rolls at the running ratio. A start, or
+/// a seek, at a speed other than 1 pre-rolls the stretcher before the first frame is played.
+///
+/// Loops wrap on the pull side, before all this: the stream is continuous, the stretcher is never
+/// reset at a wrap, and a loop stays exact in source frames.
 extension Engine {
+    /// Frames a fresh stretcher may be fed per cycle while it pre-rolls, on top of what plays: about
+    /// one cycle's worth more, so a switch costs at most about twice a cycle's stretching.
+    var prerollBudget: Int { configuration.prerollFramesPerCycle }
 
-    /// Reads the targets, starts a switch when bypass/stretch must change, and glides the ratios.
-    func updateStretch() {
+    // MARK: targets and decisions (cycle start)
+
+    /// Reads the targets, starts hand-overs, and glides the running stretcher's ratios.
+    func updateStretch(frameCount: Int) {
         let speed = min(4, max(0.25, controls.speed.load(ordering: .relaxed)))
         let pitch = min(24, max(-24, controls.pitchSemitones.load(ordering: .relaxed)))
         let baseRate = configuration.baseRate
-        var wanted = speed != 1
-        if pitch != 0 { wanted = true }
-        if baseRate != 1 { wanted = true }  // a source at another rate is always resampled
-        let running = stretcher != nil
-        if wanted != running, !pendingModeSwitch {
-            if wanted {
-                if freshStretchers.count > 0 { pendingModeSwitch = true }
-            } else if currentSpeed == 1, currentPitch == 0, baseRate == 1 {
-                pendingModeSwitch = true  // glided back to 1/0: leave only then, so the end is smooth
+        targetSpeed = speed
+        targetPitch = pitch
+        let wantStretch = speed != 1 || pitch != 0 || baseRate != 1
+        let wantConsistent = pitch != 0 || baseRate != 1
+        feedBudget = max(prerollBudget, frameCount * 2)
+        if primeOnResume, handover == .none {
+            // A seek while stretching: prime a fresh stretcher at the new place, or (none at hand, or
+            // none wanted) carry on with the running one.
+            primeOnResume = false
+            if wantStretch, let fresh = takeFresh(consistent: wantConsistent) { beginPriming(fresh) }
+        } else if handover == .none {
+            if phase != .stretching {
+                if wantStretch, let fresh = takeFresh(consistent: wantConsistent) {
+                    if hasPlayed { beginHandover(to: fresh) } else { beginPriming(fresh) }
+                }
+            } else if let running = stretcher {
+                let consistent = running.pointee.pitchConsistent
+                if !wantStretch {
+                    if currentSpeed == 1, currentPitch == 0 { beginHandoverToRaw() }
+                } else if wantConsistent, !consistent {
+                    if let fresh = takeFresh(consistent: true) { beginHandover(to: fresh) }
+                } else if !wantConsistent, consistent, currentPitch == 0 {
+                    // Pitch back at 0 for a second: a stretcher without the high-consistency mode
+                    // costs 20 % (R3) to 40 % (R2) less.
+                    consistentIdleFrames += frameCount
+                    if consistentIdleFrames >= configuration.sampleRate, let fresh = takeFresh(consistent: false) {
+                        beginHandover(to: fresh)
+                    }
+                }
+                if wantConsistent || !consistent { consistentIdleFrames = 0 }
             }
         }
-        guard let stretcher else {
-            currentSpeed = speed
-            currentPitch = pitch
+        var stretchingNow = phase == .stretching
+        if handover == .priming { stretchingNow = true }  // (no `||`: its right side would capture self)
+        status.stretching.store(stretchingNow, ordering: .relaxed)
+        // Glide only while nothing is being lined up with the running ratio.
+        guard handover == .none, let running = stretcher else {
+            if stretcher == nil, handover != .priming {
+                currentSpeed = 1
+                currentPitch = 0
+            }
             return
         }
         // One-pole glide towards the targets (about 30 ms at 256-frame periods), snapping when close.
@@ -35,17 +77,372 @@ extension Engine {
         if abs(currentSpeed - speed) < 0.0005 { currentSpeed = speed }
         currentPitch += (pitch - currentPitch) * 0.3
         if abs(currentPitch - pitch) < 0.005 { currentPitch = pitch }
-        // Pitch in whole cents: each new pitch ratio costs Rubber Band 3.1.2 a resampler rebuild.
-        let cents = Double(Int((currentPitch * 100 + (currentPitch >= 0 ? 0.5 : -0.5))))
-        // Rubber Band resamples too (as Mixxx folds it in): time 1/(base·speed), pitch base·shift,
-        // with base = source rate / output rate. Measured: 1 kHz at 44.1 kHz → 48 kHz, THD+N −88 dB.
-        stretcher.pointee.setRatios(time: 1 / (baseRate * currentSpeed), pitch: baseRate * semitoneRatio(cents / 100))
+        if !running.pointee.pitchConsistent { currentPitch = 0 }  // it waits for its successor
+        applyRatios(running)
     }
 
-    /// A wrap in the pulled stream. In bypass that is the output; through the stretcher it is heard
-    /// later, so the event waits until the output reaches it (and then carries the output frame).
+    /// Sets a stretcher to `currentSpeed` and `currentPitch` (pitch in whole cents: each new pitch
+    /// ratio makes Rubber Band 3.1.2 rebuild its resampler). Rubber Band resamples too, as Mixxx
+    /// folds it in: time 1/(base·speed), pitch base·shift, base = source rate / output rate.
+    func applyRatios(_ target: UnsafeMutablePointer<Stretcher>) {
+        let baseRate = configuration.baseRate
+        let cents = Double(Int((currentPitch * 100 + (currentPitch >= 0 ? 0.5 : -0.5))))
+        target.pointee.setRatios(time: 1 / (baseRate * currentSpeed), pitch: baseRate * semitoneRatio(cents / 100))
+    }
+
+    /// A fresh stretcher that can do what is needed (a high-consistency one can do anything, a
+    /// plain one only speed); one that cannot goes back to be freed.
+    private func takeFresh(consistent: Bool) -> UnsafeMutablePointer<Stretcher>? {
+        guard let bits = freshStretchers.pop(), let fresh = UnsafeMutablePointer<Stretcher>(bitPattern: bits) else { return nil }
+        if fresh.pointee.pitchConsistent || !consistent { return fresh }
+        giveBack(fresh)
+        return nil
+    }
+
+    func giveBack(_ used: UnsafeMutablePointer<Stretcher>) {
+        if !usedStretchers.push(UInt(bitPattern: used)) { status.lostRequests.add(1, ordering: .relaxed) }
+    }
+
+    /// The stream position (stream index, fractional while stretching) of the next output frame.
+    var outputPosition: Double { phase == .stretching ? inputCursor : Double(outCursor) }
+
+    /// Input frames per output frame of the running side.
+    var runningStep: Double { phase == .stretching ? currentSpeed * configuration.baseRate : 1 }
+
+    /// From the raw stream into the ring (if it was not already), so that a stretcher can be fed from it.
+    private func enterRing() {
+        guard phase == .direct else { return }
+        phase = .delayed
+        stream.reset(at: streamEnd)
+        outCursor = streamEnd
+    }
+
+    /// Bypass or stretcher → a fresh stretcher: pre-roll it on the frames before the current
+    /// position at the running ratio, then crossfade.
+    private func beginHandover(to fresh: UnsafeMutablePointer<Stretcher>) {
+        enterRing()
+        incoming = fresh
+        handover = .toStretcher
+        handoverStep = runningStep
+        let position = outputPosition
+        // History: the stretcher's preferred start pad of real frames before the switch, where the
+        // ring holds them (from a bypass just left it holds none: the fade then waits out the pad).
+        let history = fresh.pointee.startPad
+        incomingStart = max(stream.start, Int(position) - history)
+        incomingWarmUntil = Double(incomingStart + history)
+        incomingFed = incomingStart
+        incomingDiscarded = 0
+        if phase == .stretching {
+            currentPitch = fresh.pointee.pitchConsistent ? currentPitch : 0
+        }
+        // The fresh stretcher runs at the running ratio until the crossfade is over.
+        let savedSpeed = currentSpeed, savedPitch = currentPitch
+        if phase != .stretching { (currentSpeed, currentPitch) = (1, 0) }
+        applyRatios(fresh)
+        (currentSpeed, currentPitch) = (savedSpeed, savedPitch)
+        fadePosition = -1
+    }
+
+    /// Stretcher (glided to speed 1, pitch 0) → the raw stream: crossfade into the very frames it was
+    /// fed, from the stream frame it has reached.
+    private func beginHandoverToRaw() {
+        handover = .toRaw
+        rawCursor = Int(inputCursor + 0.5)
+        fadePosition = 0
+    }
+
+    /// A start or a seek at a speed other than 1: the fresh stretcher is fed from the play position
+    /// (after its own silent pad, as Rubber Band starts) until its first frame is ready; the output
+    /// stays silent meanwhile and then begins with stretched audio.
+    private func beginPriming(_ fresh: UnsafeMutablePointer<Stretcher>) {
+        enterRing()
+        if let running = stretcher {
+            giveBack(running)
+            stretcher = nil
+            phase = .delayed  // the ring was reset at the seek's place
+        }
+        incoming = fresh
+        handover = .priming
+        primeOnResume = false
+        (currentSpeed, currentPitch) = (targetSpeed, fresh.pointee.pitchConsistent ? targetPitch : 0)
+        applyRatios(fresh)
+        incomingStart = outCursor
+        incomingFed = outCursor
+        incomingDiscarded = 0
+        incomingWarmUntil = Double(outCursor)
+        fadePosition = -1
+        status.processingLatency.store(fresh.pointee.latencyFrames(), ordering: .relaxed)
+    }
+
+    /// Priming at a start or seek: feeds the fresh stretcher (within the cycle's budget) until its
+    /// output is ready, then makes it the running stretcher. True once it runs.
+    func advancePriming() -> Bool {
+        guard handover == .priming, let fresh = incoming else { return handover != .priming }
+        while fresh.pointee.available() <= 0 {
+            if feedBudget <= 0 { return false }
+            if !feed(fresh, at: &incomingFed, budget: &feedBudget) { return false }
+        }
+        stretcher = fresh
+        incoming = nil
+        handover = .none
+        phase = .stretching
+        stretcherFed = incomingFed
+        inputCursor = Double(incomingStart)
+        return true
+    }
+
+    // MARK: producing output
+
+    /// Produces up to `count` output frames into `outputs` at `offset`; fewer only when the source is
+    /// late (an underrun) or has ended and everything it gave has been played.
+    func produce(into outputs: UnsafePointer<UnsafeMutablePointer<Float>>, at offset: Int, count: Int) -> Int {
+        var done = 0
+        var rounds = 0
+        while done < count, rounds < 16 {
+            rounds += 1
+            if handover == .toStretcher { lineUpIncoming() }
+            let n: Int
+            if fadePosition >= 0 {
+                n = crossfade(into: outputs, at: offset + done, count: count - done)
+            } else {
+                switch phase {
+                case .direct:
+                    n = pull(into: outputs, at: offset + done, count: count - done, streamFrame: renderedFrames &+ offset &+ done)
+                    streamEnd += n
+                case .delayed: n = playRaw(into: outputs, at: offset + done, count: count - done)
+                case .stretching: n = playStretched(into: outputs, at: offset + done, count: count - done)
+                }
+            }
+            if n == 0 { break }
+            done += n
+        }
+        if done > 0 { hasPlayed = true }
+        return done
+    }
+
+    /// Pulls up to `count` source frames into the ring; returns how many (fewer: the source is late,
+    /// or has ended: then `realEnd` marks the stream index after its last frame).
+    @discardableResult
+    func pullIntoRing(_ count: Int) -> Int {
+        var done = 0
+        while done < count {
+            let n = min(count - done, stretchScratchFrames)
+            let got = pull(into: UnsafePointer(stretchInputs), at: 0, count: n, streamFrame: stretchStreamBase &+ streamEnd)
+            if got > 0 {
+                stream.append(UnsafePointer(stretchInputs), offset: 0, count: got)
+                streamEnd += got
+                done += got
+            }
+            if got < n {
+                if sourceEnded, realEnd < 0 { realEnd = streamEnd }
+                break
+            }
+        }
+        return done
+    }
+
+    /// Raw frames from the ring at `outCursor` (pulling what is missing), logged and with their
+    /// wraps reported as they are played.
+    private func playRaw(into outputs: UnsafePointer<UnsafeMutablePointer<Float>>, at offset: Int, count: Int) -> Int {
+        if streamEnd < outCursor + count { pullIntoRing(outCursor + count - streamEnd) }
+        let n = min(count, streamEnd - outCursor)
+        if n <= 0 { return 0 }
+        stream.copy(from: outCursor, count: n, into: outputs, at: offset)
+        logRawOutput(from: outCursor, count: n, outputFrame: renderedFrames &+ offset)
+        postRawWraps(through: outCursor + n, outputBase: renderedFrames &+ offset &- outCursor)
+        outCursor += n
+        return n
+    }
+
+    /// Copies the stream log's runs for stream frames [`index`, +`count`) into the output log at
+    /// `outputFrame`: "A/B here" stays exact through the ring.
+    private func logRawOutput(from index: Int, count: Int, outputFrame: Int) {
+        var done = 0
+        while done < count {
+            guard let run = streamLog.run(at: stretchStreamBase &+ index &+ done) else {
+                log.append(outputFrame: outputFrame &+ done, sourceFrame: playhead, frameCount: count - done, isSilence: true)
+                return
+            }
+            let n = min(count - done, run.remaining)
+            log.append(outputFrame: outputFrame &+ done, sourceFrame: run.sourceFrame, frameCount: n, isSilence: run.isSilence)
+            done += n
+        }
+    }
+
+    /// The running stretcher's output: retrieves what is ready, else feeds what it asks for from the
+    /// ring (silence after the source's end until every real frame is out).
+    private func playStretched(into outputs: UnsafePointer<UnsafeMutablePointer<Float>>, at offset: Int, count: Int) -> Int {
+        guard let running = stretcher else { return 0 }
+        var produced = 0
+        var rounds = 0
+        var unlimited = Int.max
+        while produced < count, rounds < 64 {
+            rounds += 1
+            if realEnd >= 0, inputCursor >= Double(realEnd) {
+                sourceEnded = true
+                break  // the tail is out
+            }
+            let ready = running.pointee.available()
+            if ready > 0 {
+                let step = currentSpeed * configuration.baseRate  // input frames per output frame
+                var n = min(ready, count - produced)
+                if realEnd >= 0 { n = min(n, Int((Double(realEnd) - inputCursor) / step) + 1) }
+                let got = running.pointee.retrieve(into: outputs, offset: offset + produced, frameCount: n)
+                let before = inputCursor
+                inputCursor += Double(got) * step
+                postReachedWraps(fromInput: before, toInput: inputCursor, outputFrame: renderedFrames &+ offset &+ produced, step: step)
+                produced += got
+                continue
+            }
+            if !feed(running, at: &stretcherFed, budget: &unlimited) { break }  // the source is late
+        }
+        return produced
+    }
+
+    /// Feeds `target` what it asks for from the ring at `cursor` (pulling into the ring first; after
+    /// the source's end, silence). False when the source is late.
+    func feed(_ target: UnsafeMutablePointer<Stretcher>, at cursor: inout Int, budget: inout Int) -> Bool {
+        let required = target.pointee.samplesRequired()
+        if realEnd >= 0, cursor >= realEnd {
+            target.pointee.process(UnsafePointer(silentInput), offset: 0, frameCount: required)
+            cursor += required
+            budget -= required
+            return true
+        }
+        if streamEnd < cursor + required { pullIntoRing(cursor + required - streamEnd) }
+        var available = streamEnd - cursor
+        if available < required {
+            if realEnd < 0 { return false }
+            available = max(0, available)
+        }
+        var done = 0
+        while done < min(required, available) {
+            let n = stream.contiguous(from: cursor + done, limit: min(required, available) - done)
+            target.pointee.process(UnsafePointer(stream.run), offset: 0, frameCount: n)
+            done += n
+        }
+        if done < required {  // past the end: silence
+            target.pointee.process(UnsafePointer(silentInput), offset: 0, frameCount: required - done)
+        }
+        cursor += required
+        budget -= required
+        return true
+    }
+
+    // MARK: hand-over
+
+    /// Pre-roll: feeds the incoming stretcher (within budget) and discards its output until it lines
+    /// up with the output position; then the crossfade starts.
+    private func lineUpIncoming() {
+        guard let fresh = incoming, fadePosition < 0 else { return }
+        let position = outputPosition
+        let wantDiscard = max(0, Int((position - Double(incomingStart)) / handoverStep))
+        var rounds = 0
+        while rounds < 64 {
+            rounds += 1
+            if incomingDiscarded < wantDiscard {
+                let ready = fresh.pointee.available()
+                if ready > 0 {
+                    let n = min(min(ready, wantDiscard - incomingDiscarded), stretchScratchFrames)
+                    incomingDiscarded += fresh.pointee.retrieve(into: UnsafePointer(mixScratch), offset: 0, frameCount: n)
+                    continue
+                }
+            } else if position >= incomingWarmUntil, fresh.pointee.available() > 0 {
+                fadePosition = 0  // lined up: the crossfade starts at this very output frame
+                return
+            } else if position < incomingWarmUntil, fresh.pointee.available() > 0 {
+                return  // lined up, waiting out its pad
+            }
+            if feedBudget <= 0 { return }
+            if !feed(fresh, at: &incomingFed, budget: &feedBudget) { return }
+        }
+    }
+
+    /// One short crossfade from the outgoing side to the incoming one, as both advance in step; at
+    /// its end the incoming side runs alone.
+    private func crossfade(into outputs: UnsafePointer<UnsafeMutablePointer<Float>>, at offset: Int, count: Int) -> Int {
+        let length = configuration.declickFrames
+        let m = min(min(count, length - fadePosition), stretchScratchFrames)
+        // The outgoing side into the outputs.
+        let outgoing: Int
+        switch phase {
+        case .direct: outgoing = 0
+        case .delayed: outgoing = playRaw(into: outputs, at: offset, count: m)
+        case .stretching: outgoing = playStretched(into: outputs, at: offset, count: m)
+        }
+        // The incoming side into the scratch.
+        var incomingCount = 0
+        if handover == .toRaw {
+            if streamEnd < rawCursor + outgoing { pullIntoRing(rawCursor + outgoing - streamEnd) }
+            incomingCount = max(0, min(outgoing, streamEnd - rawCursor))
+            stream.copy(from: rawCursor, count: incomingCount, into: UnsafePointer(mixScratch), at: 0)
+            rawCursor += incomingCount
+        } else if let fresh = incoming {
+            var unlimited = Int.max
+            var rounds = 0
+            while incomingCount < outgoing, rounds < 64 {
+                rounds += 1
+                let ready = fresh.pointee.available()
+                if ready > 0 {
+                    incomingCount += fresh.pointee.retrieve(into: UnsafePointer(mixScratch), offset: incomingCount,
+                                                            frameCount: min(ready, outgoing - incomingCount))
+                    continue
+                }
+                if !feed(fresh, at: &incomingFed, budget: &unlimited) { break }
+            }
+        }
+        // Equal-gain: the two sides carry the same music at the same place, so their sum keeps its level.
+        let scale = 1 / Float(length + 1)
+        for i in 0..<outgoing {
+            let gain = Float(fadePosition + i + 1) * scale
+            for channel in 0..<channelCount {
+                let incomingSample = i < incomingCount ? mixScratch[channel][i] : 0
+                outputs[channel][offset + i] = outputs[channel][offset + i] * (1 - gain) + incomingSample * gain
+            }
+        }
+        fadePosition += outgoing
+        if fadePosition >= length { finishHandover() }
+        return outgoing
+    }
+
+    /// The crossfade is over: the incoming side runs; the outgoing stretcher goes back to be freed.
+    private func finishHandover() {
+        fadePosition = -1
+        if handover == .toRaw {
+            if let used = stretcher { giveBack(used) }
+            stretcher = nil
+            phase = .delayed
+            outCursor = rawCursor
+            currentSpeed = 1
+            currentPitch = 0
+            status.processingLatency.store(0, ordering: .relaxed)
+        } else if let fresh = incoming {
+            if let used = stretcher { giveBack(used) } else { inputCursor = Double(outCursor) }
+            stretcher = fresh
+            stretcherFed = incomingFed
+            phase = .stretching
+            if !fresh.pointee.pitchConsistent { currentPitch = 0 }
+            status.processingLatency.store(fresh.pointee.latencyFrames(), ordering: .relaxed)
+        }
+        incoming = nil
+        handover = .none
+        consistentIdleFrames = 0
+    }
+
+    /// A seek or the end of a pass: any hand-over in progress is dropped (its stretcher goes back).
+    func abandonHandover() {
+        if let fresh = incoming { giveBack(fresh) }
+        incoming = nil
+        handover = .none
+        fadePosition = -1
+    }
+
+    // MARK: wrap events
+
+    /// A wrap in the pulled stream: reported now in direct bypass (the output is the stream), else
+    /// when the output reaches it (carrying the output frame).
     func postWrap(count: Int, from: Int, to: Int, streamFrame: Int) {
-        if stretcher == nil || streamFrame < stretchStreamBase {
+        if streamFrame < stretchStreamBase {
             post(.wrap(count: count, from: from, to: to, outputFrame: streamFrame))
             return
         }
@@ -59,6 +456,19 @@ extension Engine {
         pendingWraps[index * 4 + 2] = to
         pendingWraps[index * 4 + 3] = streamFrame - stretchStreamBase
         pendingWrapCount += 1
+    }
+
+    /// Raw output: posts the waiting wraps before stream index `end`; stream index i was played at
+    /// output frame `outputBase + i`.
+    private func postRawWraps(through end: Int, outputBase: Int) {
+        while pendingWrapCount > 0 {
+            let base = pendingWrapFirst * 4
+            let index = pendingWraps[base + 3]
+            if index >= end { return }
+            post(.wrap(count: pendingWraps[base], from: pendingWraps[base + 1], to: pendingWraps[base + 2], outputFrame: outputBase &+ index))
+            pendingWrapFirst = (pendingWrapFirst + 1) % pendingWrapCapacity
+            pendingWrapCount -= 1
+        }
     }
 
     /// Posts the waiting wraps whose input frame the output has reached between input frames
@@ -76,88 +486,27 @@ extension Engine {
         }
     }
 
-    /// At the bottom of the fade: hands over between bypass and a stretcher.
-    func switchStretcher() {
-        pendingModeSwitch = false
-        if let used = stretcher {
-            let frame = log.sourceFrame(atOutput: stretchStreamBase &+ Int(inputCursor), fallback: playhead)
-            stretcher = nil
-            status.processingLatency.store(0, ordering: .relaxed)
-            postReachedWraps(fromInput: inputCursor, toInput: Double(Int.max), outputFrame: renderedFrames, step: 1)
-            if !usedStretchers.push(UInt(bitPattern: used)) { status.lostRequests.add(1, ordering: .relaxed) }
-            currentSpeed = 1
-            currentPitch = 0
-            realEnd = -1
-            performSeek(to: frame)
-            return
-        }
-        guard let bits = freshStretchers.pop(), let fresh = UnsafeMutablePointer<Stretcher>(bitPattern: bits) else { return }
-        stretcher = fresh
-        stretchCatchingUp = true
-        status.processingLatency.store(fresh.pointee.latencyFrames(), ordering: .relaxed)
-        inputCursor = Double(fedFrames)
-        realEnd = -1
-        if sourceEnded { realEnd = fedFrames }
+    /// Drops the waiting wraps (a seek: they will never be heard).
+    func clearPendingWraps() {
+        pendingWrapFirst = 0
+        pendingWrapCount = 0
     }
+}
 
-    /// Produces up to `count` output frames through the stretcher: retrieves what is ready, else
-    /// feeds exactly what it asks for from the (wrapped) source. After the source ends it feeds
-    /// silence until the output has covered every real frame (the tail is played out, not cut).
-    func pullStretched(into outputs: UnsafePointer<UnsafeMutablePointer<Float>>, at offset: Int, count: Int) -> Int {
-        guard let stretcher else { return 0 }
-        var produced = 0
-        var rounds = 0
-        var processed = 0
-        while produced < count, rounds < 64 {
-            rounds += 1
-            if realEnd >= 0, inputCursor >= Double(realEnd) { break }  // the tail is out
-            let ready = stretcher.pointee.available()
-            if ready > 0 {
-                var n = min(ready, count - produced)
-                let step = currentSpeed * configuration.baseRate  // input frames per output frame
-                if realEnd >= 0 { n = min(n, Int((Double(realEnd) - inputCursor) / step) + 1) }
-                let got = stretcher.pointee.retrieve(into: outputs, offset: offset + produced, frameCount: n)
-                if got > 0 { stretchCatchingUp = false }
-                let before = inputCursor
-                inputCursor += Double(got) * step
-                postReachedWraps(fromInput: before, toInput: inputCursor, outputFrame: renderedFrames &+ offset &+ produced, step: step)
-                produced += got
-                continue
-            }
-            var required = stretcher.pointee.samplesRequired()
-            if stretchCatchingUp { required = min(required, 512) }  // small bites while it fills
-            if stretchCatchingUp, processed + required > 1024 {
-                // Just switched: the stretcher fills its delay line over a few cycles of silence
-                // (the fade is at zero anyway) instead of in one burst longer than a period.
-                awaitingSeekData = true
-                break
-            }
-            processed += required
-            var got = 0
-            if realEnd < 0 {
-                got = pull(into: UnsafePointer(stretchInputs), at: 0, count: required, streamFrame: stretchStreamBase &+ fedFrames)
-                if sourceEnded { realEnd = fedFrames + got }
-            }
-            if got < required, realEnd < 0 {
-                // The disk is late: feed what came, and let the caller count an underrun.
-                if got > 0 {
-                    stretcher.pointee.process(UnsafePointer(stretchInputs), offset: 0, frameCount: got)
-                    fedFrames += got
-                }
-                break
-            }
-            if got < required {
-                for channel in 0..<channelCount {
-                    let input = stretchInputs[channel]
-                    for i in got..<required { input[i] = 0 }
-                }
-            }
-            stretcher.pointee.process(UnsafePointer(stretchInputs), offset: 0, frameCount: required)
-            fedFrames += required
-        }
-        if produced < count, realEnd >= 0, inputCursor >= Double(realEnd) { sourceEnded = true }
-        return produced
-    }
+/// Where the output comes from (see `Engine+Stretch.swift`).
+enum StretchPhase: BitwiseCopyable {
+    case direct, delayed, stretching
+}
+
+/// A hand-over in progress.
+enum Handover: BitwiseCopyable {
+    case none
+    /// A fresh stretcher is pre-rolled, then crossfaded in.
+    case toStretcher
+    /// The running stretcher crossfades into the raw stream.
+    case toRaw
+    /// A start or seek: a fresh stretcher is fed until its first frame is ready (the output is silent).
+    case priming
 }
 
 /// Stretcher input frames live in their own range of the output log's index.
@@ -180,4 +529,3 @@ func semitoneRatio(_ semitones: Double) -> Double {
     if whole >= 0 { for _ in 0..<whole { scale *= 2 } } else { for _ in 0..<(-whole) { scale *= 0.5 } }
     return sum * scale
 }
-

@@ -55,30 +55,77 @@ extension Engine {
             feed(end: false)
             engine.render(frameCount: 40, outputs: outputs)
         }
-        // The stretcher path, both ways.
-        let stretcher = UnsafeMutablePointer<Stretcher>.allocate(capacity: 1)
-        stretcher.initialize(to: Stretcher(kind: .faster, sampleRate: 48_000, channelCount: 1, timeRatio: 1 / 0.9))
-        engine.freshStretchers.push(UInt(bitPattern: stretcher))
-        engine.controls.speed.store(0.9, ordering: .relaxed)
-        for _ in 0..<8 {
-            feed(end: false)
-            engine.render(frameCount: 40, outputs: outputs)
-        }
-        engine.controls.speed.store(1, ordering: .relaxed)
-        for _ in 0..<8 {
-            feed(end: false)
-            engine.render(frameCount: 40, outputs: outputs)
-        }
-        while let bits = engine.usedStretchers.pop() {
-            let used = UnsafeMutablePointer<Stretcher>(bitPattern: bits)!
-            used.deinitialize(count: 1)
-            used.deallocate()
-        }
         engine.render(frameCount: 64, outputs: outputs)  // underrun
         feed(end: true)
         engine.render(frameCount: 64, outputs: outputs)  // the end
         while engine.events.pop() != nil {}
         while engine.midiReports.pop() != nil {}
+        warmUpStretching()
         engine.meters.drain(pre: LevelMeters(channelCount: 1), post: LevelMeters(channelCount: 2))
+    }
+
+    /// The stretch stage's paths: priming at the start, bypass → stretcher, stretcher → stretcher
+    /// (pitch on, pitch off), a seek while stretching, stretcher → bypass, with fresh stretchers
+    /// handed in as the control thread's supply does.
+    private static func warmUpStretching() {
+        var configuration = Engine.Configuration(channelCount: 1, sourceFrameCount: 400_000, blockFrames: 1024, blockCount: 16,
+                                                 declickFrames: 32, headFrames: 1024, sampleRate: 48_000)
+        configuration.prerollFramesPerCycle = 2048
+        let engine = Engine(configuration)
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        var outputs = output
+        defer { output.deallocate() }
+        var position = 0
+        var generation: UInt32 = 0
+        func cycles(_ count: Int) {
+            for _ in 0..<count {
+                while let request = engine.readerRequests.pop() {
+                    if case .seek(let frame, let newGeneration) = request { (position, generation) = (frame, newGeneration) }
+                    if case .loadHead(let frame, _, let slot) = request {
+                        engine.headLoaded.push(HeadLoaded(slot: slot, frame: frame, frameCount: 0))
+                    }
+                }
+                while let slot = engine.blocks.writableSlot() {
+                    let samples = engine.blocks.channel(0, ofSlot: slot)
+                    for i in 0..<1024 { samples[i] = Float((position + i) % 97) / 97 - 0.5 }
+                    engine.blocks.publish(BlockTag(startFrame: position, frameCount: 1024, generation: generation))
+                    position += 1024
+                }
+                withUnsafePointer(to: &outputs) { engine.render(frameCount: 256, outputs: $0) }
+                while let bits = engine.usedStretchers.pop() {
+                    let used = UnsafeMutablePointer<Stretcher>(bitPattern: bits)!
+                    used.deinitialize(count: 1)
+                    used.deallocate()
+                }
+                while engine.events.pop() != nil {}
+            }
+        }
+        func supply(speed: Double, pitch: Double) {
+            engine.controls.speed.store(speed, ordering: .relaxed)
+            engine.controls.pitchSemitones.store(pitch, ordering: .relaxed)
+            let stretcher = UnsafeMutablePointer<Stretcher>.allocate(capacity: 1)
+            stretcher.initialize(to: Stretcher(kind: .faster, sampleRate: 48_000, channelCount: 1, pitchConsistent: pitch != 0))
+            engine.freshStretchers.push(UInt(bitPattern: stretcher))
+        }
+        supply(speed: 0.9, pitch: 0)
+        cycles(12)                      // primed at the start
+        supply(speed: 0.9, pitch: 1)
+        cycles(40)                      // → a high-consistency stretcher
+        supply(speed: 0.9, pitch: 0)
+        cycles(260)                     // pitch back at 0 for a second → a plain one again
+        engine.send(.seek(frame: 1000))
+        supply(speed: 0.9, pitch: 0)
+        cycles(20)                      // a seek while stretching: primed at the new place
+        engine.controls.speed.store(1, ordering: .relaxed)
+        cycles(40)                      // → bypass through the ring
+        supply(speed: 1.1, pitch: 0)
+        cycles(40)                      // bypass → stretcher, crossfaded
+        engine.controls.speed.store(1, ordering: .relaxed)
+        cycles(40)
+        while let bits = engine.freshStretchers.pop() {
+            let fresh = UnsafeMutablePointer<Stretcher>(bitPattern: bits)!
+            fresh.deinitialize(count: 1)
+            fresh.deallocate()
+        }
     }
 }

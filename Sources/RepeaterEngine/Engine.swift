@@ -47,6 +47,9 @@ public final class Engine: @unchecked Sendable {
         public var sourceSampleRate: Int
         /// Scales every interval of the chime (1: the standard spacing).
         public var chimeTempo: Double
+        /// Frames a fresh stretcher may be fed per cycle while it is pre-rolled or primed (at least
+        /// twice the cycle); the offline renderer gives it all at once.
+        public var prerollFramesPerCycle = 0
         /// Volume (linear) and pan at the start: in effect from the first frame, no ramp.
         public var volume = 1.0
         public var pan = 0.0
@@ -152,21 +155,56 @@ public final class Engine: @unchecked Sendable {
     var fadeInPosition: Int
 
     // speed and pitch (Engine+Stretch.swift)
-    /// The stretcher in use, or nil (bypass: the output is the source, bit for bit).
+    /// Where the output comes from.
+    var phase = StretchPhase.direct
+    /// The pulled stream (after wraps and gaps), by stream index, while a stretcher runs or is prepared.
+    let stream: StreamRing
+    /// Stream index → source frame, for the stream in the ring (the output log's counterpart).
+    var streamLog = OutputLog(capacity: 1024)
+    /// The stream index the next pulled frame gets.
+    var streamEnd = 0
+    /// Raw phases through the ring: the stream index of the next output frame.
+    var outCursor = 0
+    /// The running stretcher, or nil (bypass).
     var stretcher: UnsafeMutablePointer<Stretcher>?
-    var pendingModeSwitch = false
-    /// Just switched to a stretcher that has not produced yet (its delay line is filling).
-    var stretchCatchingUp = false
+    /// The stream index the running stretcher has been fed up to.
+    var stretcherFed = 0
     var currentSpeed = 1.0
     var currentPitch = 0.0
-    /// Stretcher input frames fed, ever (the stretch side of the output log is indexed by these).
-    var fedFrames = 0
-    /// The stretcher input frame the next output frame corresponds to.
+    var targetSpeed = 1.0
+    var targetPitch = 0.0
+    /// Stretching: the stream index (fractional) the next output frame corresponds to.
     var inputCursor = 0.0
-    /// When the source has ended: the fed frame after the last real one (-1 before).
+    /// Once the source has ended: the stream index after its last frame (-1 before).
     var realEnd = -1
+    /// A hand-over in progress, and its incoming stretcher (nil for `.toRaw`).
+    var handover = Handover.none
+    var incoming: UnsafeMutablePointer<Stretcher>?
+    var incomingStart = 0
+    var incomingFed = 0
+    var incomingDiscarded = 0
+    /// The output position from which the incoming stretcher's analysis rests on real frames.
+    var incomingWarmUntil = 0.0
+    /// Input frames per output frame while the incoming stretcher is lined up.
+    var handoverStep = 1.0
+    /// The crossfade's frame, or -1 when none runs.
+    var fadePosition = -1
+    /// `.toRaw`: the stream index the raw side continues at.
+    var rawCursor = 0
+    /// Frames fresh stretchers may still be fed this cycle.
+    var feedBudget = 0
+    /// Frames the pitch has rested at 0 on a high-consistency stretcher.
+    var consistentIdleFrames = 0
+    /// A seek while stretching: the next cycle primes a fresh stretcher at the new place.
+    var primeOnResume = false
+    /// Some audio has been played (a later switch crossfades; before it, a stretcher is primed).
+    var hasPlayed = false
+    /// Scratch for the incoming side of a crossfade, and silence to feed after the source's end.
+    let mixScratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let silentInput: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let stretchScratchFrames = 8192
     let stretchInputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-    /// Wraps fed to the stretcher and not yet heard: (count, from, to, input frame) × capacity.
+    /// Wraps pulled and not yet heard: (count, from, to, stream index) × capacity.
     let pendingWraps: UnsafeMutablePointer<Int>
     let pendingWrapCapacity = 256
     var pendingWrapFirst = 0
@@ -234,12 +272,19 @@ public final class Engine: @unchecked Sendable {
         midiOffsets.initialize(repeating: 0, count: midiCapacity)
         pendingWraps = .allocate(capacity: 256 * 4)
         pendingWraps.initialize(repeating: 0, count: 256 * 4)
-        stretchInputs = .allocate(capacity: configuration.channelCount)
-        for channel in 0..<configuration.channelCount {
-            let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 8192)
-            buffer.initialize(repeating: 0, count: 8192)
-            (stretchInputs + channel).initialize(to: buffer)
+        func planar() -> UnsafeMutablePointer<UnsafeMutablePointer<Float>> {
+            let pointers = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: configuration.channelCount)
+            for channel in 0..<configuration.channelCount {
+                let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 8192)
+                buffer.initialize(repeating: 0, count: 8192)
+                (pointers + channel).initialize(to: buffer)
+            }
+            return pointers
         }
+        stretchInputs = planar()
+        mixScratch = planar()
+        silentInput = planar()
+        stream = StreamRing(channelCount: configuration.channelCount, capacity: 1 << 16)
         let seam = max(1, configuration.seamFadeFrames)
         seamTail = .allocate(capacity: seam * configuration.channelCount)
         seamTail.initialize(repeating: 0, count: seam * configuration.channelCount)
@@ -264,8 +309,14 @@ public final class Engine: @unchecked Sendable {
     }
 
     deinit {
-        for channel in 0..<channelCount { stretchInputs[channel].deallocate() }
-        stretchInputs.deallocate()
+        for pointers in [stretchInputs, mixScratch, silentInput] {
+            for channel in 0..<channelCount { pointers[channel].deallocate() }
+            pointers.deallocate()
+        }
+        if let incoming {
+            incoming.deinitialize(count: 1)
+            incoming.deallocate()
+        }
         pendingWraps.deallocate()
         midiMessages.deallocate()
         midiOffsets.deallocate()
@@ -304,7 +355,8 @@ public final class Engine: @unchecked Sendable {
         cycleOffset = 0
         takeHeadLoads()
         takeCommands()
-        updateStretch()
+        updateStretch(frameCount: frameCount)
+        if handover == .priming { _ = advancePriming() }
         dropStaleBlocks()
         // MIDI presses act at their own frame: the cycle is rendered in spans between them.
         for index in 0..<midiCount {
@@ -332,7 +384,11 @@ public final class Engine: @unchecked Sendable {
     private func renderSpan(_ outputs: UnsafePointer<UnsafeMutablePointer<Float>>, to end: Int) {
         var done = cycleOffset
         defer { cycleOffset = end }
-        if held {
+        var silent = held
+        if handover == .priming { silent = true }
+        if primeOnResume { silent = true }  // (no `||`: its right side would capture self)
+        if silent {
+            // Held until the ports are connected, or a fresh stretcher is being primed: silence.
             silence(outputs, from: done, count: end - done)
             log.append(outputFrame: renderedFrames &+ done, sourceFrame: playhead, frameCount: end - done, isSilence: true)
             return
@@ -345,18 +401,18 @@ public final class Engine: @unchecked Sendable {
                     performSeek(to: pendingSeek)
                     continue
                 }
-                if pendingModeSwitch {
-                    switchStretcher()
-                    continue
-                }
                 silence(outputs, from: done, count: end - done)
                 log.append(outputFrame: renderedFrames &+ done, sourceFrame: playhead, frameCount: end - done, isSilence: true)
                 return
             }
             var wanted = end - done
             if !up { wanted = min(wanted, rampPosition) }  // stop consuming once faded out
-            let got = stretcher != nil ? pullStretched(into: outputs, at: done, count: wanted)
-                                       : pull(into: outputs, at: done, count: wanted, streamFrame: renderedFrames &+ done)
+            if primeOnResume {  // a seek while stretching: silent until the fresh stretcher is primed
+                silence(outputs, from: done, count: end - done)
+                log.append(outputFrame: renderedFrames &+ done, sourceFrame: playhead, frameCount: end - done, isSilence: true)
+                return
+            }
+            let got = produce(into: outputs, at: done, count: wanted)
             if got > 0 {
                 applyRamp(outputs, from: done, count: got)
                 done += got
@@ -385,9 +441,9 @@ public final class Engine: @unchecked Sendable {
     /// The source frame the listener hears now: the one output `latency` frames ago carried.
     func audibleFrame() -> Int {
         let latency = controls.latencyFrames.load(ordering: .relaxed)
-        if stretcher != nil {
+        if phase == .stretching {
             let input = stretchStreamBase &+ Int(inputCursor - Double(latency) * currentSpeed * configuration.baseRate)
-            return log.sourceFrame(atOutput: input, fallback: playhead)
+            return streamLog.sourceFrame(atOutput: input, fallback: playhead)
         }
         return log.sourceFrame(atOutput: renderedFrames &+ cycleOffset &- latency, fallback: playhead)
     }
@@ -397,12 +453,25 @@ public final class Engine: @unchecked Sendable {
     var rampingUp: Bool {
         if !wantPlaying { return false }
         if !transportRolling { return false }
-        if pendingModeSwitch { return false }
         return pendingSeek < 0
     }
 
     func performSeek(to frame: Int) {
         pendingSeek = -1
+        abandonHandover()
+        clearPendingWraps()
+        realEnd = -1
+        switch phase {
+        case .direct: break
+        case .delayed: phase = .direct  // the frames pulled ahead are not wanted: straight bypass again
+        case .stretching:
+            // The stretcher holds the old place's frames: a fresh one is primed at the new place.
+            stream.reset(at: streamEnd)
+            stretcherFed = streamEnd
+            outCursor = streamEnd
+            inputCursor = Double(streamEnd)
+            primeOnResume = true
+        }
         playhead = frame
         sourceEnded = false
         finishedReported = false

@@ -14,6 +14,8 @@ public struct EngineStatus: ~Copyable, Sendable {
     public let loopOn = Atomic<Bool>(false)
     /// Frames the stretcher delays the output by (0 in bypass): the ports report it to JACK.
     public let processingLatency = Atomic<Int>(0)
+    /// A stretcher runs (or is being primed): fresh ones are made at the target ratios, else at 1.
+    public let stretching = Atomic<Bool>(false)
     /// Passes completed through B.
     public let passes = Atomic<Int>(0)
     /// Completed `render` calls.

@@ -48,6 +48,25 @@ struct OutputLog: ~Copyable {
         nextOutput = outputFrame + frameCount
     }
 
+    /// The run holding `key`: the source frame `key` carried, whether it is silence, and how many
+    /// keys from `key` on the run still covers (`Int.max` for the newest run); nil when the log does
+    /// not reach back that far.
+    func run(at key: Int) -> (sourceFrame: Int, isSilence: Bool, remaining: Int)? {
+        guard newest >= 0 else { return nil }
+        var index = newest
+        var nextStart = Int.max
+        for _ in 0..<count {
+            let start = outputStarts[index]
+            if start <= key {
+                let source = silent[index] ? sourceStarts[index] : sourceStarts[index] + (key - start)
+                return (source, silent[index], nextStart == Int.max ? Int.max : nextStart - key)
+            }
+            nextStart = start
+            index = (index - 1 + capacity) % capacity
+        }
+        return nil
+    }
+
     /// The source frame output frame `outputFrame` carried (or `fallback` when the log does not reach
     /// back that far or has nothing yet).
     func sourceFrame(atOutput outputFrame: Int, fallback: Int) -> Int {

@@ -30,6 +30,8 @@ public struct Stretcher: ~Copyable, @unchecked Sendable {
     public let pitchConsistent: Bool
     /// The most frames one `process` call takes.
     public let maxProcessFrames = 8192
+    /// Rubber Band's preferred start pad: the history its analysis wants before a frame.
+    public let startPad: Int
     private let state: OpaquePointer
     private let inputs: UnsafeMutablePointer<UnsafePointer<Float>?>
     private let outputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
@@ -59,12 +61,11 @@ public struct Stretcher: ~Copyable, @unchecked Sendable {
         // Visit the extremes once so that no later ratio change has to grow a buffer.
         for ratio in [4.0, 0.25, timeRatio] { rubberband_set_time_ratio(state, ratio) }
         for scale in [4.0, 0.25, Stretcher.pitchScale(pitchScale)] { rubberband_set_pitch_scale(state, scale) }
+        // Run Rubber Band over silence here, then reset it: 3.1.2 allocates on its first chunks
+        // (analysis and resampler state) and keeps that memory through a reset, so the audio thread's
+        // chunks find it ready.
+        Stretcher.churn(state, chunks: 4, channelCount: channelCount, inputs: inputs, outputs: outputs, scratch: dropScratch)
         if pitchConsistent {
-            // Rubber Band 3.1.2's resampler (BQResampler::state_for_ratio) grows two vectors when a new
-            // ratio needs more room: its phase table (one entry per input step of the ratio as a
-            // fraction, up to ~96000 near 1) and its buffer (longest when downsampling 4:1). It keeps
-            // capacity and ping-pongs between two states, so running both states once through each
-            // extreme here leaves nothing to grow on the audio thread, however the pitch moves.
             // Rubber Band 3.1.2's resampler (BQResampler::state_for_ratio) writes its ratio, 1/pitch, as
             // a fraction n/d and keeps one table entry per n; a vector that must grow allocates. Every
             // pitch given to Rubber Band is made exactly d/n with d ≤ 9600 (`Stretcher.pitchScale`),
@@ -74,23 +75,17 @@ public struct Stretcher: ~Copyable, @unchecked Sendable {
             let top = pitchRange.upperBound
             for scale in [9600.0 / 38_399, 9599.0 / 38_395, Stretcher.pitchScale(top), Stretcher.pitchScale(top * 0.9999)] {
                 rubberband_set_pitch_scale(state, scale)
-                for _ in 0..<4 {
-                    for channel in 0..<channelCount { inputs[channel] = UnsafePointer(dropScratch + channel * maxProcessFrames) }
-                    rubberband_process(state, inputs, 2048, 0)
-                    while rubberband_available(state) > 0 {
-                        for channel in 0..<channelCount { outputs[channel] = dropScratch + channel * maxProcessFrames }
-                        _ = rubberband_retrieve(state, outputs, UInt32(min(Int(rubberband_available(state)), maxProcessFrames)))
-                    }
-                }
+                Stretcher.churn(state, chunks: 4, channelCount: channelCount, inputs: inputs, outputs: outputs, scratch: dropScratch)
             }
-            rubberband_reset(state)
-            rubberband_set_time_ratio(state, timeRatio)
-            rubberband_set_pitch_scale(state, Stretcher.pitchScale(pitchScale))
         }
+        rubberband_reset(state)
+        rubberband_set_time_ratio(state, timeRatio)
+        rubberband_set_pitch_scale(state, Stretcher.pitchScale(pitchScale))
         self.timeRatio = timeRatio
         self.pitchScale = pitchScale
         // The start pad: silence, so that the first real input frame is not faded in.
         let pad = Int(rubberband_get_preferred_start_pad(state))
+        startPad = pad
         var padded = 0
         while padded < pad {
             let n = min(maxProcessFrames, pad - padded)
@@ -98,18 +93,24 @@ public struct Stretcher: ~Copyable, @unchecked Sendable {
             rubberband_process(state, inputs, UInt32(n), 0)
             padded += n
         }
-        // Run the first analysis here, on silence, until output appears: Rubber Band 3.1.2 allocates
-        // resampler state on its first real chunk, and that chunk must not be the audio thread's.
-        // The extra silence is dropped from the output along with the start delay.
-        var extra = 0
-        while rubberband_available(state) <= 0, extra < 8 * maxProcessFrames {
-            let n = max(1, min(maxProcessFrames, Int(rubberband_get_samples_required(state))))
-            for channel in 0..<channelCount { inputs[channel] = UnsafePointer(dropScratch + channel * maxProcessFrames) }
-            rubberband_process(state, inputs, UInt32(n), 0)
-            extra += n
-        }
-        dropRemaining = Int(rubberband_get_start_delay(state)) + Int(Double(extra) * timeRatio + 0.5)
+        // As Rubber Band's real-time contract has it: after the pad, the first `start delay` output
+        // frames are dropped, and output frame 0 is input frame 0.
+        dropRemaining = Int(rubberband_get_start_delay(state))
         dropStartDelay()
+    }
+
+    /// Construction only: runs `chunks` chunks of silence through Rubber Band and throws the output away.
+    private static func churn(_ state: OpaquePointer, chunks: Int, channelCount: Int, inputs: UnsafeMutablePointer<UnsafePointer<Float>?>,
+                              outputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>, scratch: UnsafeMutablePointer<Float>) {
+        let frames = 8192
+        for _ in 0..<chunks {
+            for channel in 0..<channelCount { inputs[channel] = UnsafePointer(scratch + channel * frames) }
+            rubberband_process(state, inputs, 2048, 0)
+            while rubberband_available(state) > 0 {
+                for channel in 0..<channelCount { outputs[channel] = scratch + channel * frames }
+                _ = rubberband_retrieve(state, outputs, UInt32(min(Int(rubberband_available(state)), frames)))
+            }
+        }
     }
 
     deinit {
@@ -149,14 +150,14 @@ public struct Stretcher: ~Copyable, @unchecked Sendable {
     /// (continued fractions, and the last semiconvergent when it is closer).
     public static func resamplerFraction(_ pitch: Double) -> (numerator: Int, denominator: Int) {
         let ratio = 1 / pitch
-        let limit = max(1, min(9600, (38_000 / ratio).rounded(.down)))
+        let limit = Double(max(1, min(9600, Int(38_000 / ratio))))  // (positive: truncation is the floor)
         var (h0, h1, k0, k1) = (0.0, 1.0, 1.0, 0.0)
         var x = ratio
         for _ in 0..<32 {
-            let a = x.rounded(.down)
+            let a = Double(Int(x))
             let h2 = a * h1 + h0, k2 = a * k1 + k0
             if k2 > limit {
-                let t = ((limit - k0) / k1).rounded(.down)
+                let t = Double(Int((limit - k0) / k1))
                 let hs = t * h1 + h0, ks = t * k1 + k0
                 if t >= 1, abs(hs / ks - ratio) < abs(h1 / k1 - ratio) { (h1, k1) = (hs, ks) }
                 break

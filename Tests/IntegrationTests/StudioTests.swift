@@ -277,3 +277,56 @@ extension JackSuites {
         }
     }
 }
+
+extension JackSuites {
+    @Suite("Speed changes on a real jackd")
+    struct SwitchPlayTests {
+        @Test("a steady tone through 1 → 0.8 → 1 → 0.9 → 1 from stdin: no run below 10 % of its level longer than 2 ms, no underrun")
+        func noHole() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            let path = scratch.file("tone.wav")
+            let rate = 48_000, frames = 12 * rate
+            let writer = try AudioFileWriter(path: path, format: .wav, sampleRate: rate, channelCount: 2)
+            let tone = (0..<frames).map { Float(0.5 * sin(2 * Double.pi * 220 * Double($0) / Double(rate))) }
+            let scratchBuffer = UnsafeMutablePointer<Float>.allocate(capacity: frames * 2)
+            defer { scratchBuffer.deallocate() }
+            try tone.withUnsafeBufferPointer { pointer in
+                let channel = UnsafeMutablePointer(mutating: pointer.baseAddress!)
+                try writer.write(planar: [channel, channel], frameCount: frames, scratch: scratchBuffer)
+            }
+            writer.close()
+            let capture = try startCapture(server: server, scratch: scratch)
+            let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "\(server.captureName):in_",
+                                                  "--status", "json", "--status-hz", "4"], in: scratch.path)
+            #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
+            for speed in ["0.8", "1", "0.9", "1"] {
+                usleep(700_000)  // pacing only: every change is checked wherever it lands
+                player.send("rate \(speed)")
+            }
+            usleep(700_000)
+            player.send("quit")
+            let outcome = player.finish(timeout: 20)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            capture.signal(SIGTERM)
+            #expect(capture.finish(timeout: 10).status == 0)
+            let samples = try readAll(scratch.file("capture.wav")).samples
+            let left = stride(from: 0, to: samples.count, by: 2).map { samples[$0] }
+            let first = try #require(left.firstIndex { abs($0) > 0.01 })
+            let last = try #require(left.lastIndex { abs($0) > 0.01 })
+            // From the first sound to the last (the fades of start and quit excluded), the envelope
+            // over a tone period never falls below 10 % of the level for more than 2 ms.
+            var longest = 0, run = 0
+            for n in stride(from: first + 600, to: last - 600, by: 1) {
+                var peak: Float = 0
+                for k in (n - 120)...(n + 120) { peak = max(peak, abs(left[k])) }
+                run = peak < 0.05 ? run + 1 : 0
+                longest = max(longest, run)
+            }
+            #expect(longest <= 96, "a hole of \(longest) frames")
+            let status = outcome.stdout.split(separator: "\n").last { $0.hasPrefix("{\"state\"") } ?? ""
+            #expect(status.contains("\"underruns\":0"), "\(status)")
+            #expect((last - first) > 3 * rate)
+        }
+    }
+}

@@ -91,8 +91,10 @@ struct EngineResampleTests {
     @Test("a 44.1 kHz 1 kHz sine on a 48 kHz output: 1000 ± 0.5 Hz, THD+N below −80 dB, the right duration")
     func resample() {
         let frames = 4 * 44_100
-        let engine = Engine(.init(channelCount: 1, sourceFrameCount: frames, blockFrames: 2048, blockCount: 16,
-                                  sampleRate: 48_000, sourceSampleRate: 44_100))
+        var configuration = Engine.Configuration(channelCount: 1, sourceFrameCount: frames, blockFrames: 2048, blockCount: 16,
+                                                 sampleRate: 48_000, sourceSampleRate: 44_100)
+        configuration.prerollFramesPerCycle = Int.max  // primed before the first frame, as offline
+        let engine = Engine(configuration)
         let base = engine.configuration.baseRate
         let pointer = UnsafeMutablePointer<Stretcher>.allocate(capacity: 1)
         pointer.initialize(to: Stretcher(kind: .finer, sampleRate: 48_000, channelCount: 1, timeRatio: 1 / base, pitchScale: base))

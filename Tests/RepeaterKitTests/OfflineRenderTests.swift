@@ -113,3 +113,80 @@ struct StretchRenderTests {
         #expect(sine.indices.allSatisfy { same[2 * $0] == sine[$0] && same[2 * $0 + 1] == sine[$0] })
     }
 }
+
+/// Sixteen struck notes, 250 ms apart, each decaying: clear onsets and changing content to line up by.
+private func writeNotes(path: String) throws {
+    let rate = 48_000, frames = 4 * rate
+    let notes = [220.0, 330, 262, 392, 294, 440, 349, 523]
+    var samples = [Float](repeating: 0, count: frames)
+    for index in 0..<16 {
+        let start = index * rate / 4
+        for n in start..<frames {
+            let t = Double(n - start) / Double(rate)
+            samples[n] += Float(0.3 * exp(-6 * t) * sin(2 * Double.pi * notes[index % 8] * t))
+        }
+    }
+    let writer = try AudioFileWriter(path: path, format: .wav, sampleRate: rate, channelCount: 1)
+    let scratch = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+    defer { scratch.deallocate() }
+    try samples.withUnsafeMutableBufferPointer { try writer.write(planar: [$0.baseAddress!], frameCount: frames, scratch: scratch) }
+    writer.close()
+}
+
+/// The lag (−`range`…`range`) at which `b` lines up best with `a` over `window` frames from `start`,
+/// and the normalized correlation there.
+private func bestLag(_ a: [Float], _ b: [Float], start: Int, window: Int, range: Int) -> (lag: Int, correlation: Double) {
+    var best = (0, -2.0)
+    for lag in -range...range {
+        var ab = 0.0, aa = 0.0, bb = 0.0
+        for n in start..<(start + window) {
+            let x = Double(a[n]), y = Double(b[n + lag])
+            ab += x * y; aa += x * x; bb += y * y
+        }
+        let correlation = ab / max(1e-12, (aa * bb).squareRoot())
+        if correlation > best.1 { best = (lag, correlation) }
+    }
+    return best
+}
+
+@Suite("Offline render at another speed")
+struct StretchedRenderTests {
+    @Test("render --rate 0.75 lines up with Rubber Band's own tool to the frame, is exactly 4/3 as long, and has no silent run at the start",
+          arguments: [("finer", ["-3"]), ("faster", ["-2", "-R"])])
+    func alignedWithRubberBand(engine: String, toolOptions: [String]) throws {
+        let tool = "/usr/bin/rubberband"
+        try #require(FileManager.default.isExecutableFile(atPath: tool), "rubberband-cli is not installed (scripts/setup installs it)")
+        let scratch = ScratchDirectory()
+        let input = scratch.file("notes.wav"), ours = scratch.file("ours.wav"), theirs = scratch.file("theirs.wav")
+        try writeNotes(path: input)
+        var options = RenderOptions(inputPath: input, outputPath: ours)
+        options.sound.speed = 0.75
+        options.sound.stretcher = Stretcher.Kind(rawValue: engine)!
+        let written = try OfflineRenderer(options: options).run()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = toolOptions + ["-T", "0.75", input, theirs]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let (info, a) = try readAll(ours)
+        let b = try readAll(theirs).samples
+        let left = stride(from: 0, to: a.count, by: info.channelCount).map { a[$0] }
+        // Exactly the source's length / 0.75 (4 s → 256000 frames), as the tool writes it.
+        #expect(written == 256_000 && b.count == 256_000, "ours \(written), the tool's \(b.count)")
+        // The same music at the same frames: R3 against the tool's offline default, R2 against its
+        // real-time mode (R2 offline studies the whole file first and phases differently).
+        let early = bestLag(left, b, start: 4_800, window: 24_000, range: 64)
+        let late = bestLag(left, b, start: 160_000, window: 24_000, range: 64)
+        #expect(abs(early.lag) <= 2 && abs(late.lag) <= 2, "lag \(early.lag) then \(late.lag) frames")
+        #expect(early.correlation > 0.99 && late.correlation > 0.99, "correlation \(early.correlation), \(late.correlation)")
+        // Stretched music from the first frame: no run of silence in the first 100 ms.
+        var quiet = 0, longest = 0
+        for sample in left.prefix(4_800) {
+            quiet = abs(sample) < 0.003 ? quiet + 1 : 0
+            longest = max(longest, quiet)
+        }
+        #expect(longest < 48, "a silent run of \(longest) frames in the first 100 ms")
+    }
+}

@@ -37,7 +37,8 @@ public struct OfflineRenderer {
         guard let format = options.format ?? OutputFormat.forPath(options.outputPath) else {
             throw .input("cannot tell the format of '\(options.outputPath)' from its extension: use .wav, .aiff, .flac or .ogg, or --format")
         }
-        let configuration = try options.sound.engineConfiguration(for: info)
+        var configuration = try options.sound.engineConfiguration(for: info)
+        configuration.prerollFramesPerCycle = Int.max  // no deadline offline: a stretcher is primed at once
         let limit = options.duration.map { $0.frame(atRate: info.sampleRate) }
         if configuration.loop != nil, configuration.maxPasses == 0, limit == nil {
             throw .input("render with --loop needs --loops N or --duration TIME (a loop plays forever)")

@@ -17,18 +17,23 @@ public final class StretcherSupply {
     }
 
     /// Control thread, often (each loop turn): frees used stretchers; queues a fresh one when the
-    /// targets need stretching and none is queued.
+    /// targets need stretching and none is queued: with Rubber Band's PitchHighConsistency only when
+    /// the pitch moves or the file's rate differs (a speed-only stretcher costs 20–40 % less), at
+    /// speed 1 when the engine is in bypass (it pre-rolls the fresh one at the speed that plays, and
+    /// glides after the crossfade), else at the targets (a start, a seek, a change of kind).
     public func service() {
         while let bits = engine.usedStretchers.pop() { free(bits) }
         let speed = engine.controls.speed.load(ordering: .relaxed)
         let pitch = engine.controls.pitchSemitones.load(ordering: .relaxed)
         let base = engine.configuration.baseRate
         guard speed != 1 || pitch != 0 || base != 1, engine.freshStretchers.count == 0 else { return }
+        let consistent = pitch != 0 || base != 1
+        let atTargets = engine.status.stretching.load(ordering: .relaxed) || engine.status.cycles.load(ordering: .relaxed) == 0
         let stretcher = UnsafeMutablePointer<Stretcher>.allocate(capacity: 1)
-        // Primed at the ratios it will start with: its first chunks at those ratios (where Rubber Band
-        // 3.1.2 builds resampler state, allocating) are processed here, not on the audio thread.
         stretcher.initialize(to: Stretcher(kind: kind, sampleRate: sampleRate, channelCount: engine.channelCount,
-                                           timeRatio: 1 / (base * speed), pitchScale: base * pitchScale(semitones: pitch)))
+                                           timeRatio: atTargets ? 1 / (base * speed) : 1,
+                                           pitchScale: atTargets ? base * pitchScale(semitones: consistent ? pitch : 0) : 1,
+                                           pitchConsistent: consistent, pitchRange: (base * 0.25)...(base * 4)))
         if !engine.freshStretchers.push(UInt(bitPattern: stretcher)) { free(UInt(bitPattern: stretcher)) }
     }
 
