@@ -4,6 +4,7 @@
 #include <jack/types.h>
 #include <jack/midiport.h>
 #include <jack/transport.h>
+#include <jack/thread.h>
 
 /// jack_client_open is C-variadic, which Swift cannot call: this fixed-arity wrapper passes the
 /// server name only when one is given (otherwise libjack honours $JACK_DEFAULT_SERVER).

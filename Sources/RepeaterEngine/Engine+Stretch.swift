@@ -302,7 +302,10 @@ extension Engine {
     /// Feeds `target` what it asks for from the ring at `cursor` (pulling into the ring first; after
     /// the source's end, silence). False when the source is late.
     func feed(_ target: UnsafeMutablePointer<Stretcher>, at cursor: inout Int, budget: inout Int) -> Bool {
-        let required = target.pointee.samplesRequired()
+        // A fresh stretcher (on a budget) takes bites of at most the budget left, so that its first
+        // window (R3 asks for 4096 frames at once) spreads over cycles; Rubber Band takes any amount.
+        var required = target.pointee.samplesRequired()
+        if budget != Int.max { required = max(1, min(required, max(64, budget))) }
         if realEnd >= 0, cursor >= realEnd {
             target.pointee.process(UnsafePointer(silentInput), offset: 0, frameCount: required)
             cursor += required

@@ -440,7 +440,7 @@ public final class Engine: @unchecked Sendable {
 
     /// The source frame the listener hears now: the one output `latency` frames ago carried.
     func audibleFrame() -> Int {
-        let latency = controls.latencyFrames.load(ordering: .relaxed)
+        let latency = controls.latencyFrames.load(ordering: .relaxed) &+ controls.aheadFrames.load(ordering: .relaxed)
         if phase == .stretching {
             let input = stretchStreamBase &+ Int(inputCursor - Double(latency) * currentSpeed * configuration.baseRate)
             return streamLog.sourceFrame(atOutput: input, fallback: playhead)

@@ -5,6 +5,9 @@ public struct EngineControls: ~Copyable, Sendable {
     /// Frames between the engine's output and the listener (JACK's playback latency downstream):
     /// "A here" and the audible position subtract it.
     public let latencyFrames = Atomic<Int>(0)
+    /// Frames the engine renders ahead of the ports (the JACK binding's render-ahead FIFO): "A here"
+    /// subtracts them too. Written by whoever renders.
+    public let aheadFrames = Atomic<Int>(0)
     /// Playback speed (1: as recorded; 0.8: 80 %).
     public let speed = Atomic<Double>(1)
     /// Pitch shift in semitones.

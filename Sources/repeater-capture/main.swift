@@ -12,6 +12,11 @@
 //
 // A foot pedal: one MIDI output, connected to PORT; each stdin line "OFFSET B0 B1 [B2]" (hex bytes)
 // goes out in the next cycle at frame OFFSET, and "sent T" (its JACK frame time) is printed.
+//
+//   repeater-capture --count-xruns SECONDS --server NAME
+//
+// An idle client that counts the server's xruns for SECONDS and prints "xruns N" (the benchmark's
+// baseline).
 import CRepeaterSupport
 import Foundation
 import RepeaterKit
@@ -23,6 +28,7 @@ var outputPath = ""
 var logPath: String?
 var seconds = 60.0
 var midiSend = false
+var countXruns: Double?
 var destination = ""
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
@@ -40,6 +46,7 @@ while !arguments.isEmpty {
     case "--log": logPath = value
     case "--seconds": seconds = Double(value) ?? 60
     case "--to": destination = value
+    case "--count-xruns": countXruns = Double(value) ?? 10
     default:
         Console.error("repeater-capture: unknown option \(name)")
         exit(2)
@@ -77,6 +84,14 @@ while !arguments.isEmpty {
 do throws(RepeaterError) {
     _ = repeater_signals_install()
     if midiSend { try runSender() }
+    if let seconds = countXruns {
+        let counter = try XrunCounter(clientName: clientName, serverName: serverName)
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline && repeater_signal_take() == 0 { usleep(50_000) }
+        Console.writeOut("xruns \(counter.count)\n")
+        counter.close()
+        exit(0)
+    }
     guard !outputPath.isEmpty else {
         Console.error("repeater-capture needs --out FILE")
         exit(2)

@@ -75,6 +75,16 @@ func play(_ arguments: inout Arguments) throws(RepeaterError) -> Int32 {
             let text = try arguments.value(for: name, inline: inline)
             guard let port = Int(text), (1...65535).contains(port) else { throw .input("--osc takes a UDP port number (1 to 65535), not '\(text)'") }
             options.oscPort = port
+        case "--render-ahead":
+            let text = try arguments.value(for: name, inline: inline)
+            if text == "auto" {
+                options.renderAhead = nil
+            } else {
+                guard let periods = Int(text), (0...4).contains(periods) else {
+                    throw .input("--render-ahead takes auto or a number of periods from 0 (in the process callback) to 4, not '\(text)'")
+                }
+                options.renderAhead = periods
+            }
         case "--session": options.session = .file(try arguments.value(for: name, inline: inline))
         case "--no-session": options.session = .none
         case "--fresh": options.fresh = true

@@ -29,14 +29,15 @@ final class TestServer {
 
     /// Takes the first pool name whose lock file is free (tests of other suites, or another run of
     /// the suite, hold theirs), so that two tests never start a server of the same name.
-    init() throws {
+    /// `realtime`: `jackd -R` (the process threads get SCHED_FIFO), for what needs a real-time helper.
+    init(realtime: Bool = false) throws {
         var lastError: Error = RepeaterError(.jackUnavailable, "every test server name is in use")
         for name in Self.pool {
             let fd = open(NSTemporaryDirectory() + "\(name).lock", O_CREAT | O_RDWR, 0o644)
             guard fd >= 0 else { continue }
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { close(fd); continue }
             do {
-                process = try JackServerProcess(name: name, backend: .dummy(sampleRate: 48000, period: 256))
+                process = try JackServerProcess(name: name, backend: .dummy(sampleRate: 48000, period: 256), realtime: realtime)
                 lock = fd
                 return
             } catch {

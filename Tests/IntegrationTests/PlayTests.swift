@@ -119,11 +119,12 @@ extension JackSuites {
             #expect(outcome.stderrLines == ["repeater: error: the JACK server shut down; stopping"])
         }
 
-        @Test("no allocation and no lock on the JACK process thread during a real run with loops, moves, gaps, chimes, speed, volume and pan changes, metering, MIDI presses and the transport (preloaded counter)")
-        func realTimeSafetyUnderJack() throws {
+        @Test("no allocation and no lock on the JACK process thread during a real run with loops, moves, gaps, chimes, speed, volume and pan changes, metering, MIDI presses and the transport (preloaded counter); on a real-time server the render-ahead helper thread too",
+              arguments: [false, true])
+        func realTimeSafetyUnderJack(realtime: Bool) throws {
             let library = productsDirectory + "/libRepeaterRTCheck.so"
             try #require(FileManager.default.fileExists(atPath: library), "build the RepeaterRTCheck product first (swift build)")
-            let server = try TestServer()
+            let server = try TestServer(realtime: realtime)  // real-time: the engine renders ahead on a helper thread
             let scratch = ScratchDirectory()
             let path = scratch.file("ramp.wav")
             try writeRamp(path: path, frames: 48_000 * 3, channels: 2)

@@ -43,15 +43,18 @@ private func fadeGain(_ step: Int) -> Float { Float(step) * (1 / Float(256)) }
 extension JackSuites {
     @Suite("Playing along: MIDI pedal, JACK transport, OSC")
     struct StudioTests {
-        @Test("a MIDI pedal: CC 65 and note 62 set A and B at the exact frames heard at the presses, CC 64 pauses at its frame, garbage is counted and ignored")
-        func midiPedal() throws {
-            let server = try TestServer()
+        @Test("a MIDI pedal: CC 65 and note 62 set A and B at the exact frames heard at the presses, CC 64 pauses at its frame (a period later when rendering ahead), garbage is counted and ignored",
+              arguments: [0, 1])
+        func midiPedal(renderAhead: Int) throws {
+            let ahead = renderAhead * 256  // what the engine renders ahead of the ports acts that much later
+            let server = try TestServer(realtime: renderAhead > 0)  // (a helper thread needs real-time priority)
             let scratch = ScratchDirectory()
             let path = scratch.file("ramp.wav")
             try writeRamp(path: path, frames: 48_000 * 12, channels: 2)
             let capture = try startCapture(server: server, scratch: scratch, log: true, seconds: 20)
             let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "\(server.captureName):in_",
-                                                  "--status", "json", "--status-hz", "20", "--midi"], in: scratch.path)
+                                                  "--status", "json", "--status-hz", "20", "--midi", "--render-ahead", "\(renderAhead)"],
+                                   in: scratch.path)
             #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
             #expect(events(player.stdout, "start").first?["midi_port"] as? String == "repeater:control")
             let pedal = try Child(capturePath, ["--midi-send", "--server", server.name, "--name", "pedal", "--to", "repeater:control"],
@@ -82,9 +85,9 @@ extension JackSuites {
             #expect(a[0]["frame"] as? Int == rampFrame(left[sent[0] - log.firstFrame]), "A \(String(describing: a[0]["frame"]))")
             let pressB = sent[2] - log.firstFrame
             #expect(b[0]["frame"] as? Int == rampFrame(left[pressB - 1]).map { $0 + 1 }, "B \(String(describing: b[0]["frame"]))")
-            #expect(rampFrame(left[pressB]) == a[0]["frame"] as? Int, "no wrap to A at B's press")
+            #expect(rampFrame(left[pressB + ahead]) == a[0]["frame"] as? Int, "no wrap to A at B's press")
             // The pause begins at the press's frame: the frame before is whole, the fade starts on it.
-            let press = sent[3] - log.firstFrame
+            let press = sent[3] - log.firstFrame + ahead
             let before = try #require(rampFrame(left[press - 1]))
             let loopA = a[0]["frame"] as! Int, loopB = b[0]["frame"] as! Int
             let next = before + 1 == loopB ? loopA : before + 1
@@ -135,15 +138,18 @@ extension JackSuites {
             #expect(broken.stderrLines == ["repeater: error: MIDI bindings '\(config)/repeater/midi.json': field \"bindings\" must be a list"])
         }
 
-        @Test("the JACK transport: follow waits silently, plays from the very cycle it rolls and fades at the cycle it stops; drive starts and stops it with play and pause")
-        func transport() throws {
-            let server = try TestServer()
+        @Test("the JACK transport: follow waits silently, plays from the very cycle it rolls and fades at the cycle it stops (a period later when rendering ahead); drive starts and stops it with play and pause",
+              arguments: [0, 1])
+        func transport(renderAhead: Int) throws {
+            let ahead = renderAhead * 256
+            let server = try TestServer(realtime: renderAhead > 0)  // (a helper thread needs real-time priority)
             let scratch = ScratchDirectory()
             let path = scratch.file("ramp.wav")
             try writeRamp(path: path, frames: 48_000 * 12, channels: 2)
             let capture = try startCapture(server: server, scratch: scratch, log: true, seconds: 20)
             let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "\(server.captureName):in_",
-                                                  "--status", "json", "--status-hz", "20", "--transport", "follow"], in: scratch.path)
+                                                  "--status", "json", "--status-hz", "20", "--transport", "follow",
+                                                  "--render-ahead", "\(renderAhead)"], in: scratch.path)
             #expect(player.waitForOutput { $0.contains("\"state\":\"waiting for transport\"") }, "\(player.stdout)\(player.stderr)")
             let transport = try Child("/usr/bin/jack_transport", [], environment: ["JACK_DEFAULT_SERVER": server.name], in: scratch.path)
             usleep(300_000)
@@ -171,12 +177,12 @@ extension JackSuites {
             let changes = log.transport
             try #require(changes.map(\.rolling) == [false, true, false, true, false, true, false], "\(changes)")
             // Silent until the first rolling cycle, then the fade in from frame 0 at once: no period late.
-            let rolled = changes[1].frame
+            let rolled = changes[1].frame + ahead
             #expect(left.firstIndex { $0 != 0 } == rolled, "first sound at \(String(describing: left.firstIndex { $0 != 0 })), rolling at \(rolled)")
             #expect(left[rolled] == rampSample(frame: 0, channel: 0, channels: 2) * fadeGain(1))
             // Every stop starts the fade out at its own cycle, every start the fade in.
             for change in changes.dropFirst(2).dropLast() {  // (the last: quit, after the ports went away)
-                let index = change.frame
+                let index = change.frame + ahead
                 if change.rolling {
                     #expect(left[index - 1] == 0 && left[index] != 0, "start at \(index)")
                     if let frame = rampFrame(left[index + 255]) {

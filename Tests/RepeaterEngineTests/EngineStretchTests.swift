@@ -24,7 +24,9 @@ struct EngineStretchTests {
     @Test("speed 0.8 through the engine: 440 ± 1 Hz, length × 1.25 within 0.5 %, the tail played out")
     func speed() {
         let frames = 5 * 48_000
-        let engine = Engine(.init(channelCount: 1, sourceFrameCount: frames, blockFrames: 2048, blockCount: 16))
+        var configuration = Engine.Configuration(channelCount: 1, sourceFrameCount: frames, blockFrames: 2048, blockCount: 16)
+        configuration.prerollFramesPerCycle = Int.max  // primed before the first frame, as offline
+        let engine = Engine(configuration)
         engine.controls.speed.store(0.8, ordering: .relaxed)
         queueStretcher(engine)
         let feeder = RampFeeder(engine: engine, totalFrames: frames) { frame, _ in Float(0.5 * sin(2 * Double.pi * 440 * Double(frame) / 48_000)) }

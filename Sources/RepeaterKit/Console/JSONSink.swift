@@ -52,6 +52,7 @@ public final class JSONSink: OutputSink {
         line.add("xruns", s.xruns)
         line.add("load", s.load, digits: 6)
         line.add("load_max", s.loadPeak, digits: 6)
+        if let peak = s.callbackPeak { line.add("callback_max", peak, digits: 6) }
         line.add("head_loads", s.headLoads)
         line.add("head_load_max_ms", s.headLoadMaxMilliseconds)
         line.add("lost_messages", s.lostMessages)

@@ -40,6 +40,8 @@ public struct StatusSnapshot: Sendable {
     public var xruns = 0
     public var load = 0.0
     public var loadPeak = 0.0
+    /// The process callback's own worst cycle, when the engine renders ahead on a helper thread.
+    public var callbackPeak: Double?
     public var headLoads = 0
     public var headLoadMaxMilliseconds = 0.0
     public var lostMessages = 0

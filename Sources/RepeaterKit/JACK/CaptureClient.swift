@@ -185,3 +185,25 @@ private func midiSendProcess(_ frameCount: jack_nframes_t, _ argument: UnsafeMut
     }
     return 0
 }
+
+/// An idle JACK client that counts the server's xruns (the benchmark's idle baseline).
+public final class XrunCounter {
+    private let client: OpaquePointer
+    private let notifications = JackNotifications()
+
+    public init(clientName: String, serverName: String?) throws(RepeaterError) {
+        guard let client = openJackClient(name: clientName, serverName: serverName).client else {
+            throw RepeaterError(.jackUnavailable, "xrun counter: cannot connect to JACK server '\(serverName ?? "default")'")
+        }
+        self.client = client
+        jack_set_xrun_callback(client, repeaterJackXrun, Unmanaged.passUnretained(notifications).toOpaque())
+        guard jack_activate(client) == 0 else { throw RepeaterError(.failure, "xrun counter: cannot activate") }
+    }
+
+    public var count: Int { notifications.xruns.load(ordering: .relaxed) }
+
+    public func close() {
+        jack_deactivate(client)
+        jack_client_close(client)
+    }
+}

@@ -13,14 +13,17 @@ final class JackProcessContext: @unchecked Sendable {
     let engine: Engine
     let midiPort: OpaquePointer?
     let load: CallbackLoad
+    /// Renders one period ahead on a helper thread (`--render-ahead on`), or nil: in the callback.
+    let ahead: RenderAhead?
     let channelCount: Int
     let ports: UnsafeMutablePointer<OpaquePointer?>
     let buffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let placeholder: UnsafeMutablePointer<Float>
 
-    init(client: OpaquePointer, engine: Engine, ports: [OpaquePointer], midiPort: OpaquePointer?, load: CallbackLoad) {
+    init(client: OpaquePointer, engine: Engine, ports: [OpaquePointer], midiPort: OpaquePointer?, load: CallbackLoad, ahead: RenderAhead?) {
         self.client = client
         self.engine = engine
+        self.ahead = ahead
         self.midiPort = midiPort
         self.load = load
         channelCount = ports.count
@@ -45,6 +48,12 @@ final class JackProcessContext: @unchecked Sendable {
         for channel in 0..<channelCount {
             buffers[channel] = jack_port_get_buffer(ports[channel], frameCount).assumingMemoryBound(to: Float.self)
         }
+        if let ahead {
+            let midiBuffer = midiPort.flatMap { jack_port_get_buffer($0, frameCount) }
+            ahead.process(frameCount: Int(frameCount), outputs: buffers, client: client, midiBuffer: midiBuffer)
+            load.record(busyMicroseconds: Int(jack_get_time() &- start), frames: Int(frameCount))
+            return
+        }
         engine.setTransport(rolling: jack_transport_query(client, nil).rawValue == JackTransportRolling.rawValue)
         if let midiPort, let buffer = jack_port_get_buffer(midiPort, frameCount) {
             let count = jack_midi_get_event_count(buffer)
@@ -63,18 +72,34 @@ final class JackProcessContext: @unchecked Sendable {
 }
 
 /// The process callback's own time as a share of the period: the audio thread adds up busy and
-/// period time (relaxed atomics, read as differences by the control thread) and raises the largest
-/// single-cycle share since the control thread last took it (compare-and-swap, never a lock).
-public final class CallbackLoad: Sendable {
+/// period time (relaxed atomics, read as differences by the control thread), raises the largest
+/// single-cycle share since the control thread last took it (compare-and-swap, never a lock), and
+/// counts every cycle in a histogram of 0.25 %-of-a-period buckets (for the mean, p99.9 and worst
+/// of a whole run: `REPEATER_CALLBACK_STATS`, the benchmark's probe).
+public final class CallbackLoad: @unchecked Sendable {
     /// Microseconds spent in the callback, ever.
     public let busyMicroseconds = Atomic<Int>(0)
     /// Microseconds of audio the callbacks produced, ever (frames / rate).
     public let periodMicroseconds = Atomic<Int>(0)
     /// The largest share of one period (per million) since `takePeak()`.
     public let peakPerMillion = Atomic<Int>(0)
+    /// The largest share of one period (per million) of the whole run.
+    public let worstPerMillion = Atomic<Int>(0)
     let microsecondsPerFrame: Double
+    /// Cycles per bucket of 2500 per million (0.25 %); the last bucket holds everything from 400 %.
+    public static let bucketCount = 1601
+    private let histogram: UnsafeMutablePointer<Atomic<Int>>
 
-    init(sampleRate: Int) { microsecondsPerFrame = 1_000_000 / Double(max(1, sampleRate)) }
+    init(sampleRate: Int) {
+        microsecondsPerFrame = 1_000_000 / Double(max(1, sampleRate))
+        histogram = .allocate(capacity: Self.bucketCount)
+        for index in 0..<Self.bucketCount { (histogram + index).initialize(to: Atomic<Int>(0)) }
+    }
+
+    deinit {
+        histogram.deinitialize(count: Self.bucketCount)
+        histogram.deallocate()
+    }
 
     /// Real-time thread.
     @inline(__always)
@@ -83,9 +108,16 @@ public final class CallbackLoad: Sendable {
         busyMicroseconds.add(busy, ordering: .relaxed)
         periodMicroseconds.add(period, ordering: .relaxed)
         let share = period > 0 ? busy * 1_000_000 / period : 0
-        var current = peakPerMillion.load(ordering: .relaxed)
+        raise(peakPerMillion, to: share)
+        raise(worstPerMillion, to: share)
+        histogram[min(Self.bucketCount - 1, share / 2500)].add(1, ordering: .relaxed)
+    }
+
+    @inline(__always)
+    private func raise(_ atomic: borrowing Atomic<Int>, to share: Int) {
+        var current = atomic.load(ordering: .relaxed)
         while share > current {
-            let (exchanged, original) = peakPerMillion.compareExchange(expected: current, desired: share, ordering: .relaxed)
+            let (exchanged, original) = atomic.compareExchange(expected: current, desired: share, ordering: .relaxed)
             if exchanged { break }
             current = original
         }
@@ -93,6 +125,25 @@ public final class CallbackLoad: Sendable {
 
     /// Control thread: the largest single-cycle share since the last call (0…1, more on overload).
     public func takePeak() -> Double { Double(peakPerMillion.exchange(0, ordering: .relaxed)) / 1_000_000 }
+
+    /// The whole run so far: cycles, mean share, the share 99.9 % of cycles stay under (to the
+    /// bucket's upper edge), and the worst.
+    public func summary() -> (cycles: Int, mean: Double, p999: Double, worst: Double) {
+        var counts = [Int](repeating: 0, count: Self.bucketCount)
+        for index in 0..<Self.bucketCount { counts[index] = histogram[index].load(ordering: .relaxed) }
+        let cycles = counts.reduce(0, +)
+        let period = periodMicroseconds.load(ordering: .relaxed)
+        let mean = period > 0 ? Double(busyMicroseconds.load(ordering: .relaxed)) / Double(period) : 0
+        var seen = 0, p999 = 0.0
+        for (index, count) in counts.enumerated() {
+            seen += count
+            if Double(seen) >= 0.999 * Double(cycles) {
+                p999 = Double(index + 1) * 0.0025
+                break
+            }
+        }
+        return (cycles, mean, p999, Double(worstPerMillion.load(ordering: .relaxed)) / 1_000_000)
+    }
 }
 
 /// Flags set by JACK's notification callbacks; the control thread acts on them.

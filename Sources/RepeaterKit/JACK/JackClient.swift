@@ -33,6 +33,8 @@ public final class JackClient: TransportControl {
     /// The MIDI input `control` (`--midi`), if registered.
     private var midiPort: OpaquePointer?
     private var context: Unmanaged<JackProcessContext>?
+    /// The render-ahead helper, when the engine renders on it.
+    public private(set) var ahead: RenderAhead?
     private var active = false
     private var closed = false
 
@@ -72,6 +74,8 @@ public final class JackClient: TransportControl {
     public var name: String { String(cString: jack_get_client_name(handle)) }
     public var sampleRate: Int { Int(jack_get_sample_rate(handle)) }
     public var bufferSize: Int { Int(jack_get_buffer_size(handle)) }
+    /// The server runs its process threads with real-time scheduling (`jackd -R`).
+    public var isRealtime: Bool { jack_is_realtime(handle) != 0 }
 
     /// Registers `out_1 … out_N`.
     public func registerOutputs(count: Int) throws(RepeaterError) {
@@ -114,10 +118,16 @@ public final class JackClient: TransportControl {
     /// Full port names, in order.
     public var outputPortNames: [String] { ports.map { String(cString: jack_port_name($0)) } }
 
-    /// Hands the engine to the process callback. Before `activate`.
-    public func attach(engine: Engine) {
+    /// Hands the engine to the process callback (rendering `renderAhead` periods ahead on a real-time
+    /// helper thread, or in the callback itself when 0). Before `activate`.
+    public func attach(engine: Engine, renderAhead: Int = 0) {
         precondition(!active && context == nil && !ports.isEmpty)
-        let context = Unmanaged.passRetained(JackProcessContext(client: handle, engine: engine, ports: ports, midiPort: midiPort, load: load))
+        if renderAhead > 0 {
+            let helper = RenderAhead(engine: engine, channelCount: ports.count, sampleRate: sampleRate, depth: renderAhead)
+            if helper.start(client: handle) { ahead = helper }
+        }
+        let context = Unmanaged.passRetained(JackProcessContext(client: handle, engine: engine, ports: ports, midiPort: midiPort,
+                                                                 load: load, ahead: ahead))
         self.context = context
         jack_set_process_callback(handle, repeaterJackProcess, context.toOpaque())
         jack_set_latency_callback(handle, repeaterJackLatency, context.toOpaque())
@@ -188,7 +198,11 @@ public final class JackClient: TransportControl {
     public func deactivate() {
         if active && !notifications.serverShutdown.load(ordering: .relaxed) { jack_deactivate(handle) }
         active = false
+        ahead?.stop()
     }
+
+    /// The engine's own render time as a share of the period: the helper's when it renders ahead.
+    public var renderLoad: CallbackLoad { ahead?.load ?? load }
 
     public func close() {
         guard !closed else { return }

@@ -24,7 +24,8 @@ public final class JackServerProcess: @unchecked Sendable {
     private let process: Process
 
     /// Starts `jackd -n name` and waits (up to `timeout` seconds) until clients can connect.
-    public init(name: String, backend: Backend, timeout: Double = 15) throws(RepeaterError) {
+    /// `realtime`: `jackd -R` (the process threads get SCHED_FIFO), for measuring headroom.
+    public init(name: String, backend: Backend, realtime: Bool = false, timeout: Double = 15) throws(RepeaterError) {
         self.name = name
         self.backend = backend
         logPath = NSTemporaryDirectory() + "repeater-jackd-\(name).log"
@@ -32,7 +33,7 @@ public final class JackServerProcess: @unchecked Sendable {
             throw RepeaterError(.jackUnavailable, "a JACK server named '\(name)' is already running")
         }
         JackServerProcess.repairStale(name: name)
-        var arguments = ["-n", name, "--no-realtime"]
+        var arguments = ["-n", name, realtime ? "-R" : "--no-realtime"]
         switch backend {
         case .dummy(let rate, let period):
             arguments += ["-d", "dummy", "-r", "\(rate)", "-p", "\(period)"]

@@ -10,13 +10,16 @@ final class Measurements {
     private var lastBusy = 0
     private var lastPeriod = 0
     private(set) var load = (window: 0.0, peak: 0.0)
+    /// The process callback's worst cycle in the window, when the engine renders ahead elsewhere.
+    private(set) var callbackPeak: Double?
 
     init(engine: Engine) {
         pre = LevelMeters(channelCount: engine.channelCount)
         post = LevelMeters(channelCount: engine.outputChannelCount)
     }
 
-    func update(engine: Engine, load callbackLoad: CallbackLoad?) {
+    func update(engine: Engine, load callbackLoad: CallbackLoad?, callback: CallbackLoad? = nil) {
+        callbackPeak = callback?.takePeak()
         let now = Date()
         let elapsed = now.timeIntervalSince(lastWindow)
         lastWindow = now

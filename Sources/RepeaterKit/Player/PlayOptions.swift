@@ -28,6 +28,10 @@ public struct PlayOptions: Sendable {
     public var midiConnect: String?
     /// `--osc PORT`: answer OSC on this UDP port.
     public var oscPort: Int?
+    /// `--render-ahead N`: render N periods ahead on a real-time helper thread (the callback only
+    /// copies), or (0) in the process callback itself; nil (the default): 1 on a real-time JACK
+    /// server, 0 on one without real-time scheduling (where a helper thread would have no priority).
+    public var renderAhead: Int?
 
     public init(path: String) { self.path = path }
 }

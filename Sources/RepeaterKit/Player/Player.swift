@@ -103,7 +103,7 @@ public final class Player {
         reader.fill()  // the ring is full before the first cycle
         supply.service()  // a primed stretcher is queued before the first cycle when --rate/--pitch ask
         Engine.warmUpRuntime()  // the Swift runtime's first-use work happens here, not on the audio thread
-        client.attach(engine: engine)
+        client.attach(engine: engine, renderAhead: options.renderAhead ?? (client.isRealtime ? 1 : 0))
         _ = repeater_rtprobe_init()
         try client.activate()
         for warning in client.connect(options.connect) { Console.warning(warning) }
@@ -184,14 +184,17 @@ public final class Player {
                 client.recomputeLatencies()
             }
             dispatcher.drainEvents()
-            if dispatcher.finishedCycle >= 0 && engine.status.cycles.load(ordering: .relaxed) >= dispatcher.finishedCycle + 2 {
+            // The last frame's cycle has completed downstream: two cycles after the engine's (and
+            // the periods it renders ahead).
+            let margin = 2 + (client.ahead?.depth ?? 0)
+            if dispatcher.finishedCycle >= 0 && engine.status.cycles.load(ordering: .relaxed) >= dispatcher.finishedCycle + margin {
                 dispatcher.exitReason = "end"
-                return 0  // the last frame's cycle has completed downstream too
+                return 0
             }
             dispatcher.autosaveIfDue()
             if Date() >= nextStatus {
                 engine.controls.latencyFrames.store(client.outputLatencyFrames, ordering: .relaxed)
-                measurements.update(engine: engine, load: client.load)
+                measurements.update(engine: engine, load: client.renderLoad, callback: client.ahead != nil ? client.load : nil)
                 printStatus()
                 nextStatus = Date().addingTimeInterval(statusInterval)
             }
@@ -239,6 +242,7 @@ public final class Player {
         s.underruns = engine.status.underruns.load(ordering: .relaxed)
         s.xruns = client?.notifications.xruns.load(ordering: .relaxed) ?? 0
         (s.load, s.loadPeak) = measurements.load
+        s.callbackPeak = measurements.callbackPeak
         s.headLoads = reader.headLoads.load(ordering: .relaxed)
         s.headLoadMaxMilliseconds = Double(reader.longestHeadLoadMicroseconds.load(ordering: .relaxed)) / 1000
         s.lostMessages = engine.status.lostEvents.load(ordering: .relaxed) + engine.status.lostRequests.load(ordering: .relaxed)
@@ -246,6 +250,29 @@ public final class Player {
     }
 
     private func printStatus(force: Bool = false) { output.status(snapshot(), force: force) }
+
+    /// For the benchmark (`REPEATER_CALLBACK_STATS=path`): the whole run's callback load (mean, p99.9
+    /// and worst share of a period), xruns and underruns, as one JSON object.
+    private func writeCallbackStatistics() {
+        guard let path = ProcessInfo.processInfo.environment["REPEATER_CALLBACK_STATS"], let client else { return }
+        let summary = client.load.summary()
+        var line = JSONLine()
+        line.add("cycles", summary.cycles)
+        line.add("mean", summary.mean, digits: 6)
+        line.add("p999", summary.p999, digits: 6)
+        line.add("worst", summary.worst, digits: 6)
+        if let ahead = client.ahead {
+            let render = ahead.load.summary()
+            line.add("render_mean", render.mean, digits: 6)
+            line.add("render_p999", render.p999, digits: 6)
+            line.add("render_worst", render.worst, digits: 6)
+            line.add("late", ahead.late.load(ordering: .relaxed))
+            line.add("last_late_cycle", ahead.lastLateCycle.load(ordering: .relaxed))
+        }
+        line.add("xruns", client.notifications.xruns.load(ordering: .relaxed))
+        line.add("underruns", engine?.status.underruns.load(ordering: .relaxed) ?? 0)
+        FileManager.default.createFile(atPath: path, contents: Data((line.text + "\n").utf8))
+    }
 
     /// On the way out: lets the engine take what was sent (at most 0.3 s, only while the server runs),
     /// runs the session commands still queued, and saves.
@@ -266,6 +293,7 @@ public final class Player {
         }
         osc?.stop()
         client?.deactivate()
+        writeCallbackStatistics()
         reader?.stop()
         supply?.drain()
         client?.close()

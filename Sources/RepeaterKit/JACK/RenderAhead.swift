@@ -1,0 +1,211 @@
+import CJack
+import CRepeaterSupport
+import Glibc
+import RepeaterEngine
+import Synchronization
+
+/// Renders the engine ahead of the ports on a real-time helper thread, so that the process callback
+/// itself only copies: its worst case no longer holds Rubber Band's bursts, which get a period or
+/// more on the other core instead of what is left of the callback's.
+///
+/// The frames travel through a single-producer/single-consumer FIFO (acquire/release indices): the
+/// callback takes each period from it. The engine has one owner at a time: the helper while a job
+/// runs, else the callback, which (between jobs) renders directly only what the FIFO lacks (the
+/// first cycle, a larger period) and then hands the helper a job: this cycle's MIDI events and
+/// transport state, and the frames that bring the FIFO back to `depth` periods ahead. A release
+/// store of the job counter and a semaphore post pass the engine; the helper's release store of
+/// the done counter passes it back. A job that overruns a period is absorbed by the FIFO (the
+/// callback keeps playing what is there; the next job makes up); only an empty FIFO is a dropout
+/// (`late`). Everything the engine renders is `depth` periods later than in the callback: MIDI
+/// presses and transport changes act that much later, and "A/B here" subtracts it (`aheadFrames`).
+public final class RenderAhead: @unchecked Sendable {
+    let engine: Engine
+    let channelCount: Int
+    /// The helper's render time per job (the engine's own load, wherever it runs).
+    public let load: CallbackLoad
+    /// Cycles the helper had not finished in time (the callback played what it had).
+    public let late = Atomic<Int>(0)
+    /// The callback cycle of the last late one (for telling a start-up hiccup from a steady problem).
+    public let lastLateCycle = Atomic<Int>(-1)
+    private var callbackCycle = 0
+    /// Periods rendered ahead.
+    public let depth: Int
+    private let fifo: UnsafeMutablePointer<Float>
+    private let fifoCapacity = 16_384
+    private let fifoIndices = RingIndices(capacity: 16_384)
+    private let scratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let scratchFrames = 8192
+    private let jobRequested = Atomic<Int>(0)
+    private let jobDone = Atomic<Int>(0)
+    private var jobFrames = 0
+    private var jobRolling = true
+    private let jobMIDIOffsets: UnsafeMutablePointer<Int>
+    private let jobMIDICounts: UnsafeMutablePointer<Int>
+    private let jobMIDIBytes: UnsafeMutablePointer<UInt8>
+    private let midiCapacity = 256
+    private var jobMIDICount = 0
+    private let wake: UnsafeMutablePointer<sem_t>
+    private let stopRequested = Atomic<Bool>(false)
+    private var thread = pthread_t()
+    private var running = false
+
+    init(engine: Engine, channelCount: Int, sampleRate: Int, depth: Int = 1) {
+        self.engine = engine
+        self.depth = depth
+        self.channelCount = channelCount
+        load = CallbackLoad(sampleRate: sampleRate)
+        fifo = .allocate(capacity: fifoCapacity * channelCount)
+        fifo.initialize(repeating: 0, count: fifoCapacity * channelCount)
+        scratch = .allocate(capacity: channelCount)
+        for channel in 0..<channelCount {
+            let buffer = UnsafeMutablePointer<Float>.allocate(capacity: scratchFrames)
+            buffer.initialize(repeating: 0, count: scratchFrames)
+            (scratch + channel).initialize(to: buffer)
+        }
+        jobMIDIOffsets = .allocate(capacity: midiCapacity)
+        jobMIDIOffsets.initialize(repeating: 0, count: midiCapacity)
+        jobMIDICounts = .allocate(capacity: midiCapacity)
+        jobMIDICounts.initialize(repeating: 0, count: midiCapacity)
+        jobMIDIBytes = .allocate(capacity: midiCapacity * 4)
+        jobMIDIBytes.initialize(repeating: 0, count: midiCapacity * 4)
+        wake = .allocate(capacity: 1)
+        sem_init(wake, 0, 0)
+    }
+
+    deinit {
+        stop()
+        sem_destroy(wake)
+        wake.deallocate()
+        for channel in 0..<channelCount { scratch[channel].deallocate() }
+        scratch.deallocate()
+        fifo.deallocate()
+        jobMIDIOffsets.deallocate()
+        jobMIDICounts.deallocate()
+        jobMIDIBytes.deallocate()
+    }
+
+    /// Starts the helper with JACK's real-time settings (one priority below the process thread, so
+    /// it never preempts the callback), before activation. False when no thread could be made.
+    func start(client: OpaquePointer) -> Bool {
+        guard !running else { return true }
+        let priority = jack_client_real_time_priority(client)
+        let realtime = jack_is_realtime(client)
+        let argument = Unmanaged.passUnretained(self).toOpaque()
+        var result = jack_client_create_thread(client, &thread, max(1, priority - 1), realtime, repeaterRenderAheadThread, argument)
+        if result != 0 {  // no real-time rights: an ordinary thread still moves the bursts off the callback
+            result = jack_client_create_thread(client, &thread, 0, 0, repeaterRenderAheadThread, argument)
+        }
+        running = result == 0
+        return running
+    }
+
+    /// After deactivation: stops and joins the helper.
+    func stop() {
+        guard running else { return }
+        stopRequested.store(true, ordering: .releasing)
+        sem_post(wake)
+        pthread_join(thread, nil)
+        running = false
+    }
+
+    /// Real-time thread (the process callback). Fills `outputs` with `frameCount` frames.
+    @inline(__always)
+    func process(frameCount: Int, outputs: UnsafePointer<UnsafeMutablePointer<Float>>, client: OpaquePointer,
+                 midiBuffer: UnsafeMutableRawPointer?) {
+        // The helper's job done? Then the engine is the callback's until the next post.
+        let owned = jobDone.load(ordering: .acquiring) == jobRequested.load(ordering: .relaxed)
+        if owned, fifoIndices.readableCount() < frameCount {
+            // The first cycle, or a larger period: render what is missing now.
+            engine.controls.aheadFrames.store(fifoIndices.readableCount(), ordering: .relaxed)
+            renderIntoFIFO(frameCount - fifoIndices.readableCount())
+        }
+        callbackCycle &+= 1
+        let available = min(frameCount, fifoIndices.readableCount())
+        takeFromFIFO(available, into: outputs)
+        if available < frameCount {  // the helper has not caught up: silence, counted
+            late.add(1, ordering: .relaxed)
+            lastLateCycle.store(callbackCycle, ordering: .relaxed)
+            for channel in 0..<channelCount { for i in available..<frameCount { outputs[channel][i] = 0 } }
+        }
+        guard owned else { return }  // a job still runs: this cycle's MIDI waits for the next one
+        // The next job: this cycle's transport and MIDI, and what brings the FIFO to `depth` periods.
+        jobRolling = jack_transport_query(client, nil).rawValue == JackTransportRolling.rawValue
+        jobMIDICount = 0
+        if let midiBuffer {
+            let count = jack_midi_get_event_count(midiBuffer)
+            var event = jack_midi_event_t(time: 0, size: 0, buffer: nil)
+            var index: UInt32 = 0
+            while index < count, jobMIDICount < midiCapacity {
+                if jack_midi_event_get(&event, midiBuffer, index) == 0, let bytes = event.buffer {
+                    jobMIDIOffsets[jobMIDICount] = Int(event.time)
+                    jobMIDICounts[jobMIDICount] = event.size
+                    for k in 0..<min(4, event.size) { jobMIDIBytes[jobMIDICount * 4 + k] = bytes[k] }
+                    jobMIDICount += 1
+                }
+                index &+= 1
+            }
+        }
+        let queued = fifoIndices.readableCount()
+        jobFrames = max(0, depth * frameCount - queued)
+        engine.controls.aheadFrames.store(queued + frameCount, ordering: .relaxed)
+        jobRequested.add(1, ordering: .releasing)
+        sem_post(wake)
+    }
+
+    /// The helper thread's loop: a job per post.
+    fileprivate func run() {
+        while true {
+            sem_wait(wake)
+            if stopRequested.load(ordering: .acquiring) { return }
+            let requested = jobRequested.load(ordering: .acquiring)
+            if jobDone.load(ordering: .relaxed) == requested { continue }
+            repeater_rtprobe_enter()
+            let started = jack_get_time()
+            engine.setTransport(rolling: jobRolling)
+            for index in 0..<jobMIDICount {
+                // (events longer than 4 bytes are kept by their length only: the engine ignores them)
+                engine.receiveMIDI(offset: jobMIDIOffsets[index], bytes: jobMIDIBytes + index * 4, count: jobMIDICounts[index])
+            }
+            renderIntoFIFO(jobFrames)
+            if jobFrames > 0 { load.record(busyMicroseconds: Int(jack_get_time() &- started), frames: jobFrames) }
+            repeater_rtprobe_leave()
+            jobDone.store(requested, ordering: .releasing)
+        }
+    }
+
+    /// The engine's owner (producer): renders `frameCount` frames onto the FIFO's end.
+    @inline(__always)
+    private func renderIntoFIFO(_ frameCount: Int) {
+        var done = 0
+        while done < frameCount {
+            let n = min(min(frameCount - done, scratchFrames), fifoIndices.writableCount())
+            if n <= 0 { return }
+            engine.render(frameCount: n, outputs: UnsafePointer(scratch))
+            let position = fifoIndices.producerPosition()
+            for channel in 0..<channelCount {
+                let base = fifo + channel * fifoCapacity
+                for i in 0..<n { base[(position + i) & (fifoCapacity - 1)] = scratch[channel][i] }
+            }
+            fifoIndices.commitWrite(n)  // release: the frames before the count
+            done += n
+        }
+    }
+
+    /// The callback (consumer): `frameCount` frames from the FIFO's front into the ports.
+    @inline(__always)
+    private func takeFromFIFO(_ frameCount: Int, into outputs: UnsafePointer<UnsafeMutablePointer<Float>>) {
+        guard frameCount > 0 else { return }
+        let position = fifoIndices.consumerPosition()
+        for channel in 0..<channelCount {
+            let base = fifo + channel * fifoCapacity
+            for i in 0..<frameCount { outputs[channel][i] = base[(position + i) & (fifoCapacity - 1)] }
+        }
+        fifoIndices.commitRead(frameCount)
+    }
+}
+
+/// The render-ahead helper thread's entry point (a plain C function, outside main.swift).
+func repeaterRenderAheadThread(_ argument: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    Unmanaged<RenderAhead>.fromOpaque(argument!)._withUnsafeGuaranteedRef { $0.run() }
+    return nil
+}
