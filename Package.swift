@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "RepeaterKit", dependencies: ["RepeaterEngine", "CJack", "CSndfile", "CLiblo", "CRepeaterSupport"]),
         .executableTarget(name: "repeater", dependencies: ["RepeaterEngine", "RepeaterKit"]),
         .executableTarget(name: "repeater-capture", dependencies: ["RepeaterKit"]),
-        .executableTarget(name: "repeater-bench", dependencies: ["RepeaterEngine", "RepeaterKit", "CRubberBand"]),
+        .executableTarget(name: "repeater-bench", dependencies: ["RepeaterEngine", "RepeaterKit", "CRubberBand", "CRepeaterSupport"]),
         // Fixtures shared by the test targets.
         .target(name: "RepeaterTestSupport", dependencies: ["RepeaterKit"]),
         .testTarget(name: "RepeaterEngineTests", dependencies: ["RepeaterEngine", "RTCheck"]),

@@ -1,3 +1,4 @@
+import CRepeaterSupport
 import Foundation
 import RepeaterKit
 
@@ -40,6 +41,16 @@ func runSystem(arguments: [String]) throws(RepeaterError) {
     let duration = Double(audioSeconds) / 48_000
     let server = try JackServerProcess(name: "repeater-bench", backend: .dummy(sampleRate: 48_000, period: 256), realtime: true)
     defer { server.stop() }
+    // Ctrl-C or SIGTERM: the private server is stopped cleanly (one SIGTERM and a wait), never left.
+    _ = repeater_signals_install()
+    let watcher = Thread {
+        var fd = pollfd(fd: repeater_signal_fd(), events: Int16(POLLIN), revents: 0)
+        while poll(&fd, 1, -1) <= 0 || repeater_signal_take() == 0 {}
+        FileHandle.standardError.write(Data("repeater-bench: stopping the private server\n".utf8))
+        server.stop()
+        exit(130)
+    }
+    watcher.start()
     let environment = ["JACK_NO_START_SERVER": "1", "JACK_DEFAULT_SERVER": server.name]
     let mpv = FileManager.default.isExecutableFile(atPath: "/usr/bin/mpv") ? "/usr/bin/mpv" : nil
     print("repeater-bench system: \(String(format: "%.0f", duration)) s stereo 48 kHz, speed \(speed), \(rounds) round(s), on a private real-time jackd (jackd -R, dummy, 48 kHz, 256 frames)")
@@ -257,7 +268,11 @@ private func printTable(table: [String: [Double]], stats: [String: [CallbackStat
     print("Live edits: R3 at 0.8 for \(Int(editSeconds)) s, with and without 200 rate/pitch/loop commands a second")
     for (label, key) in [("without commands", "without"), ("with 200 commands/s", "with")] {
         guard let value = edits[key] else { print("  \(label): no figures"); continue }
-        print("  " + pad(label, 22) + String(format: "mean %.2f %%  p99.9 %.2f %%  worst %.2f %%  xruns %d  underruns %d",
-                                              value.mean * 100, value.p999 * 100, value.worst * 100, value.xruns, value.underruns))
+        var line = "  " + pad(label, 22) + String(format: "callback mean %.2f %%  p99.9 %.2f %%  worst %.2f %%  xruns %d  underruns %d",
+                                                  value.mean * 100, value.p999 * 100, value.worst * 100, value.xruns, value.underruns)
+        if let worst = value.renderWorst {
+            line += String(format: "  render worst %.2f %%  late %d", worst * 100, value.late ?? 0)
+        }
+        print(line)
     }
 }

@@ -68,6 +68,7 @@ func play(_ arguments: inout Arguments) throws(RepeaterError) -> Int32 {
             guard let mode = TransportMode(name: text) else { throw .input("--transport takes off, follow or drive, not '\(text)'") }
             options.transport = mode
         case "--midi": options.midi = true
+        case "--reconnect": options.reconnect = true
         case "--midi-connect":
             options.midi = true
             options.midiConnect = try arguments.value(for: name, inline: inline)

@@ -184,3 +184,53 @@ func startCapture(server: TestServer, scratch: ScratchDirectory, ports: Int = 2,
     try #require(capture.waitForOutput { $0.contains("ready") }, "capture client did not start: \(capture.stderr)")
     return capture
 }
+
+/// A private, headless PipeWire for one test: `pipewire` with a runtime folder of its own (0700),
+/// its dummy driver clocking the graph (quantum 1024 by default), no session manager. JACK clients
+/// run on it under `pw-jack`. Stopped by one SIGTERM and a wait.
+final class PipeWireServer {
+    let runtime: String
+    private let process = Process()
+
+    /// Whether a private PipeWire starts on this machine (tried once).
+    static let available: Bool = {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/pipewire"),
+              FileManager.default.isExecutableFile(atPath: "/usr/bin/pw-jack") else { return false }
+        guard let server = try? PipeWireServer() else { return false }
+        server.stop()
+        return true
+    }()
+
+    init() throws {
+        runtime = NSTemporaryDirectory() + "repeater-pw-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/pipewire")
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = runtime
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: runtime + "/pipewire-0") {
+            if Date() > deadline || !process.isRunning {
+                stop()
+                throw RepeaterError(.jackUnavailable, "pipewire did not start")
+            }
+            usleep(50_000)
+        }
+        usleep(300_000)
+    }
+
+    deinit { stop() }
+
+    /// What a client needs to find this PipeWire.
+    var environment: [String: String] { ["XDG_RUNTIME_DIR": runtime] }
+
+    func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: runtime)
+    }
+}

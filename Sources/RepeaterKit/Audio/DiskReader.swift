@@ -18,6 +18,9 @@ public final class DiskReader: @unchecked Sendable {
 
     /// Loop heads loaded, and the longest load (seek, decode, seek back), for the note and status.
     public let headLoads = Atomic<Int>(0)
+    /// When the file became shorter while playing (truncated under us): the frame its data now ends
+    /// at; -1 while it is whole. The control thread warns once.
+    public let cutShortAt = Atomic<Int>(-1)
     public let longestHeadLoadMicroseconds = Atomic<Int>(0)
     private let stopRequested = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
@@ -61,6 +64,7 @@ public final class DiskReader: @unchecked Sendable {
         let blockFrames = engine.blocks.blockFrames
         let wanted = min(blockFrames, file.info.frameCount - position)
         let count = wanted > 0 ? file.read(into: scratch, frameCount: wanted) : 0
+        if wanted > 0, count < wanted { noteCutShort(at: position + max(0, count)) }
         if count > 0 {
             let channels = engine.channelCount
             for channel in 0..<channels {
@@ -87,7 +91,10 @@ public final class DiskReader: @unchecked Sendable {
             let wanted = min(frameCount, file.info.frameCount - frame)
             while loaded < wanted {
                 let count = file.read(into: scratch, frameCount: min(chunk, wanted - loaded))
-                if count <= 0 { break }
+                if count <= 0 {
+                    noteCutShort(at: frame + loaded)
+                    break
+                }
                 for channel in 0..<channels {
                     let destination = engine.heads.channel(channel, ofSlot: slot) + loaded
                     for i in 0..<count { destination[i] = scratch[i * channels + channel] }
@@ -103,6 +110,11 @@ public final class DiskReader: @unchecked Sendable {
         if micros > longestHeadLoadMicroseconds.load(ordering: .relaxed) {
             longestHeadLoadMicroseconds.store(micros, ordering: .relaxed)
         }
+    }
+
+    /// The file yielded fewer frames than it had when opened: it was cut short while playing.
+    private func noteCutShort(at frame: Int) {
+        if cutShortAt.load(ordering: .relaxed) < 0 { cutShortAt.store(frame, ordering: .relaxed) }
     }
 
     /// Steps until there is nothing to do (the ring is full, or the end is queued).

@@ -32,6 +32,8 @@ public struct PlayOptions: Sendable {
     /// copies), or (0) in the process callback itself; nil (the default): 1 on a real-time JACK
     /// server, 0 on one without real-time scheduling (where a helper thread would have no priority).
     public var renderAhead: Int?
+    /// `--reconnect`: when the JACK server goes away, wait for it to come back and play on.
+    public var reconnect = false
 
     public init(path: String) { self.path = path }
 }

@@ -9,12 +9,13 @@ import RepeaterEngine
 public final class Player {
     let options: PlayOptions
     let file: AudioFile
-    /// The sound at start: the session's, with the command line's options winning.
-    let sound: SoundOptions
-    private let configuration: Engine.Configuration
+    /// The sound at start: the session's, with the command line's options winning (after a
+    /// reconnect: the state the player had when the server went away).
+    private var sound: SoundOptions
+    private var configuration: Engine.Configuration
     private let keeper: SessionKeeper
-    private let trainer: SpeedTrainer?
-    private let transportMode: TransportMode
+    private var trainer: SpeedTrainer?
+    private var transportMode: TransportMode
     // Made once the JACK server's rate is known (run()); the control thread only touches them after.
     private var engine: Engine!
     private var reader: DiskReader!
@@ -31,6 +32,11 @@ public final class Player {
     private var osc: OSCServer?
     private var reportedLatency = 0
     private var hasScreen = false
+    private var startAnnounced = false
+    /// The file as opened (device, inode): a different one at its path later means it was replaced.
+    private var fileIdentity: (device: UInt, inode: UInt)?
+    private var fileWarnings: Set<String> = []
+    private var nextFileCheck = Date()
 
     /// Opens the session and the file and checks the options; nothing touches JACK and nothing is
     /// written yet (a session that cannot be read is an error and stays as it is).
@@ -80,6 +86,8 @@ public final class Player {
         if let promised = info.headerFrameCount {
             Console.warning("'\(info.path)' is cut short: its header promises \(formatTime(frame: promised, sampleRate: info.sampleRate)), the file holds \(formatTime(frame: info.frameCount, sampleRate: info.sampleRate)); playing what is there")
         }
+        var status = stat()
+        if stat(info.path, &status) == 0 { fileIdentity = (UInt(status.st_dev), UInt(status.st_ino)) }
         JackClient.setVerbose(options.verbose)
         if repeater_signals_install() != 0 { throw RepeaterError(.failure, "cannot install signal handlers") }
         if options.startServer {
@@ -87,6 +95,28 @@ public final class Player {
         }
         defer { shutDown() }
         if let port = options.oscPort { osc = try OSCServer(port: port) }  // a port in use fails before JACK
+        while true {
+            switch try playOnce() {
+            case .exit(let code): return code
+            case .serverGone(let state):
+                guard options.reconnect else {
+                    throw RepeaterError(.jackShutdown, "the JACK server shut down; stopping")
+                }
+                if let code = waitForServer(resuming: state) { return code }
+            }
+        }
+    }
+
+    private enum Ending {
+        case exit(Int32)
+        /// The JACK server went away; the state to resume from.
+        case serverGone(Session)
+    }
+
+    /// One connection to JACK: client, engine, disk reader, dispatcher; plays until the way out or
+    /// until the server goes away.
+    private func playOnce() throws(RepeaterError) -> Ending {
+        let info = file.info
         let client = try JackClient(clientName: options.clientName, serverName: server?.name ?? options.serverName)
         self.client = client
         try makeEngine(outputRate: client.sampleRate)
@@ -106,19 +136,79 @@ public final class Player {
         client.attach(engine: engine, renderAhead: options.renderAhead ?? (client.isRealtime ? 1 : 0))
         _ = repeater_rtprobe_init()
         try client.activate()
-        for warning in client.connect(options.connect) { Console.warning(warning) }
-        if let pattern = options.midiConnect { for warning in client.connectMIDI(pattern) { Console.warning(warning) } }
+        connectPorts(client)
         engine.controls.latencyFrames.store(client.outputLatencyFrames, ordering: .relaxed)
-        if let loop = keeper.session.loop, !loop.on, options.sound.loop == nil {
+        if let loop = keeper.session.loop, !loop.on, options.sound.loop == nil || startAnnounced {
             dispatcher.send(.setLoop(a: loop.a, b: loop.b), .player)  // the session's A and B, kept but off
             dispatcher.send(.loopEnabled(false), .player)
         }
         if transportMode != .off { dispatcher.setTransportMode(transportMode, source: .player) }
         dispatcher.send(.start, .player)
         reader.start()
-        addSinks(client: client)
-        osc?.start(sink: dispatcher)
+        if !startAnnounced {
+            addSinks(client: client)
+            osc?.start(sink: dispatcher)
+            startAnnounced = true
+        } else {
+            output.event(PlayerEvent("server", note: "the JACK server is back: playing on from \(formatTime(frame: configuration.startFrame, sampleRate: info.sampleRate))") {
+                $0.add("state", "back")
+                $0.add("frame", self.configuration.startFrame)
+            })
+        }
         return try loop(client: client)
+    }
+
+    /// Connects the audio (and MIDI) ports by the connect rule. A rule that matches nothing yet (a
+    /// recorder still starting, a server just back) is tried again for two seconds before the first
+    /// frame plays; then the warning is given and playback starts anyway.
+    private func connectPorts(_ client: JackClient) {
+        var warnings = client.connect(options.connect)
+        if case .pattern = options.connect {
+            let deadline = Date().addingTimeInterval(2)
+            while warnings.contains(where: { $0.hasPrefix("no JACK input port matches") }), Date() < deadline {
+                usleep(100_000)
+                warnings = client.connect(options.connect)
+            }
+        }
+        for warning in warnings { Console.warning(warning) }
+        if let pattern = options.midiConnect { for warning in client.connectMIDI(pattern) { Console.warning(warning) } }
+    }
+
+    /// `--reconnect`: the session is saved; waits (polling twice a second, no spinning) for a server
+    /// of the same name to answer, then resumes at the frame it stopped. q, `quit` and signals still
+    /// end the run. Returns an exit code to end with, or nil to play on.
+    private func waitForServer(resuming state: Session) -> Int32? {
+        let name = server?.name ?? options.serverName ?? ProcessInfo.processInfo.environment["JACK_DEFAULT_SERVER"] ?? "default"
+        output.event(PlayerEvent("server", note: "the JACK server '\(name)' went away: waiting for it to come back (q quits)") {
+            $0.add("state", "gone")
+            $0.add("frame", state.position)
+        })
+        resume(from: state)
+        let gate = WaitingSink(output: output)
+        while true {
+            var fds = [pollfd(fd: repeater_signal_fd(), events: Int16(POLLIN), revents: 0)]
+            if stdin.isOpen { fds.append(pollfd(fd: 0, events: Int16(POLLIN), revents: 0)) }
+            _ = poll(&fds, nfds_t(fds.count), 500)
+            if repeater_signal_take() != 0 { return 0 }
+            if stdin.poll(into: gate) == .quit || gate.quit { return 0 }
+            if JackServerProcess.isAnswering(name: name) { return nil }
+        }
+    }
+
+    /// After the server went away: the next connection starts from `state` (the place it stopped,
+    /// the loop, speed, pitch, volume, trainer), with the command line's other options.
+    private func resume(from state: Session) {
+        var session = state
+        session.audio = keeper.session.audio
+        let plan = SessionPlan(audioPath: file.info.path, sessionPath: keeper.path, session: session)
+        sound = plan.sound(commandLine: options.sound, given: [], trainer: nil)
+        trainer = session.trainer
+        transportMode = session.transport.flatMap { TransportMode(name: $0) } ?? .off
+        if var configuration = try? sound.engineConfiguration(for: file.info) {
+            configuration.chimeTempo = options.chime.tempo
+            self.configuration = configuration
+        }
+        keeper.session.loop = session.loop
     }
 
     private func addSinks(client: JackClient) {
@@ -152,27 +242,35 @@ public final class Player {
         if let osc { output.add(osc.feedback) }
     }
 
-    private func loop(client: JackClient) throws(RepeaterError) -> Int32 {
+    private func loop(client: JackClient) throws(RepeaterError) -> Ending {
         let statusInterval = options.statusHz > 0 ? 1.0 / options.statusHz : 1.0
         var nextStatus = Date()
         while true {
             waitForInput(timeoutMilliseconds: 20)
             if repeater_signal_take() != 0 {
                 dispatcher.exitReason = "signal"
-                return 0
+                return .exit(0)
             }
             if client.notifications.serverShutdown.load(ordering: .relaxed) {
                 dispatcher.exitReason = "shutdown"
-                throw RepeaterError(.jackShutdown, "the JACK server shut down; stopping")
+                if options.reconnect {
+                    dispatcher.drainEvents()
+                    dispatcher.saveSession(reason: "shutdown")
+                    let state = dispatcher.currentSession()
+                    disconnect()
+                    return .serverGone(state)
+                }
+                return .serverGone(dispatcher.currentSession())
             }
+            checkFile()
             switch stdin.poll(into: dispatcher) {
-            case .quit: return 0
+            case .quit: return .exit(0)
             case .keys: if hasScreen { printStatus() }  // the key's effect on screen now, not at the next tick
             case .nothing: break
             }
-            if osc?.poll(into: dispatcher) == true { return 0 }
-            if midi?.poll() == true { return 0 }
-            if dispatcher.runQueued() { return 0 }
+            if osc?.poll(into: dispatcher) == true { return .exit(0) }
+            if midi?.poll() == true { return .exit(0) }
+            if dispatcher.runQueued() { return .exit(0) }
             if dispatcher.statusRequested {
                 dispatcher.statusRequested = false
                 printStatus(force: true)
@@ -189,7 +287,7 @@ public final class Player {
             let margin = 2 + (client.ahead?.depth ?? 0)
             if dispatcher.finishedCycle >= 0 && engine.status.cycles.load(ordering: .relaxed) >= dispatcher.finishedCycle + margin {
                 dispatcher.exitReason = "end"
-                return 0
+                return .exit(0)
             }
             dispatcher.autosaveIfDue()
             if Date() >= nextStatus {
@@ -199,6 +297,32 @@ public final class Player {
                 nextStatus = Date().addingTimeInterval(statusInterval)
             }
         }
+    }
+
+    /// Once a second: the file cut short, deleted or replaced under the player gets one warning (and
+    /// an event), and the session is saved; playback goes on with what can still be read.
+    private func checkFile() {
+        let info = file.info
+        let cut = reader.cutShortAt.load(ordering: .relaxed)
+        if cut >= 0 { warnFile("cut-short", frame: cut, "'\(info.path)' was cut short while playing: it now ends at \(formatTime(frame: cut, sampleRate: info.sampleRate)); playing what is there") }
+        guard Date() >= nextFileCheck, let identity = fileIdentity else { return }
+        nextFileCheck = Date().addingTimeInterval(1)
+        var status = stat()
+        if stat(info.path, &status) != 0 {
+            warnFile("deleted", frame: nil, "'\(info.path)' was deleted while playing: playing on from the open file (the session keeps your place)")
+        } else if UInt(status.st_dev) != identity.device || UInt(status.st_ino) != identity.inode {
+            warnFile("replaced", frame: nil, "'\(info.path)' was replaced while playing: playing on from the old copy; the next start reads the new one")
+        }
+    }
+
+    private func warnFile(_ change: String, frame: Int?, _ message: String) {
+        guard fileWarnings.insert(change).inserted else { return }
+        Console.warning(message)
+        output.event(PlayerEvent("file") {
+            $0.add("change", change)
+            if let frame { $0.add("frame", frame) }
+        })
+        dispatcher.saveSession(reason: "file")
     }
 
     private func waitForInput(timeoutMilliseconds: Int32) {
@@ -284,26 +408,54 @@ public final class Player {
         dispatcher.saveSession(reason: dispatcher.exitReason)
     }
 
-    /// The single way out: save, stop a driven transport, deactivate, join the disk thread, close,
-    /// restore the terminal, stop a private server, and report what went wrong on the way.
-    private func shutDown() {
-        if dispatcher != nil {
-            finishCommandsAndSave()  // before anything else can go wrong
-            if dispatcher.transportMode == .drive, dispatcher.exitReason != "shutdown" { client?.stopTransport() }
-        }
-        osc?.stop()
+    /// The JACK side of one connection, taken down: deactivate, join the disk thread, free the
+    /// stretchers, close the client.
+    private func disconnect() {
         client?.deactivate()
         writeCallbackStatistics()
         reader?.stop()
         supply?.drain()
         client?.close()
         client = nil
+    }
+
+    /// The single way out: save, stop a driven transport, deactivate, join the disk thread, close,
+    /// restore the terminal, stop a private server, and report what went wrong on the way.
+    private func shutDown() {
+        if dispatcher != nil, client != nil {
+            finishCommandsAndSave()  // before anything else can go wrong
+            if dispatcher.transportMode == .drive, dispatcher.exitReason != "shutdown" { client?.stopTransport() }
+        }
+        osc?.stop()
+        disconnect()
         output.close()
         terminal.restore()
-        stdout.finish(timeout: 0.5)
+        stdout.finish(timeout: 0.3)
         let underruns = engine?.status.underruns.load(ordering: .relaxed) ?? 0
         if underruns > 0 { Console.warning("\(underruns) underruns: the disk reader was late \(underruns) times") }
         server?.stop()
         server = nil
+    }
+}
+
+/// Where commands go while the player waits for its JACK server: only quit does anything.
+private final class WaitingSink: CommandSink {
+    let output: Output
+    private(set) var quit = false
+
+    init(output: Output) { self.output = output }
+
+    func submit(_ command: Command) -> Bool {
+        if command.action == .quit {
+            quit = true
+            return true
+        }
+        reject("waiting for the JACK server to come back: only quit works now", source: command.source, reply: command.reply)
+        return false
+    }
+
+    func reject(_ message: String, source: CommandSource, reply: (any ReplyChannel)?) {
+        output.error(message, source: source)
+        reply?.replyError(message)
     }
 }

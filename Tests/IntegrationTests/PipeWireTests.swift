@@ -1,0 +1,127 @@
+import Foundation
+import RepeaterKit
+import RepeaterTestSupport
+import Testing
+
+/// The frame a stereo ramp sample on channel 0 encodes, or nil for silence.
+private func rampFrame(_ value: Float) -> Int? {
+    if value == 0 { return nil }
+    return (Int((value * Float(1 << 23)).rounded()) - 1) / 2
+}
+
+/// Checks a capture of a looping ramp: runs of consecutive frames joined only at reported wraps.
+/// Returns (seams, unexplained jumps, silent frames inside, first problem).
+func checkLoopCapture(_ frames: [Int?], wraps: Set<String>) -> (seams: Int, jumps: Int, holes: Int, problem: String) {
+    guard let first = frames.firstIndex(where: { $0 != nil }), let last = frames.lastIndex(where: { $0 != nil }) else { return (0, 0, 0, "silent") }
+    var seams = 0, jumps = 0, holes = 0, problem = ""
+    for k in (first + 1)...last {
+        guard let previous = frames[k - 1], let current = frames[k] else {
+            if holes == 0 && problem.isEmpty { problem = "silence at \(k)" }
+            holes += 1
+            continue
+        }
+        if current == previous + 1 { continue }
+        if wraps.contains("\(previous + 1)>\(current)") { seams += 1 } else {
+            if problem.isEmpty { problem = "at \(k): \(previous) → \(current)" }
+            jumps += 1
+        }
+    }
+    return (seams, jumps, holes, problem)
+}
+
+func reportedWrapSet(_ stdout: String) -> Set<String> {
+    Set(stdout.split(separator: "\n").compactMap { line -> String? in
+        guard line.contains("\"event\":\"wrap\""), let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let from = object["from"] as? Int, let to = object["to"] as? Int else { return nil }
+        return "\(from)>\(to)"
+    })
+}
+
+extension JackSuites {
+    @Suite("On PipeWire's JACK (pw-jack, headless, quantum 1024)", .enabled(if: PipeWireServer.available, "pipewire cannot start on this machine"))
+    struct PipeWireTests {
+        /// Plays `playArguments` under pw-jack into a capture client on a private PipeWire.
+        private func capturedRun(_ playArguments: [String], seconds: Double, commands: [String] = [], scratch: ScratchDirectory)
+            throws -> (outcome: Outcome, left: [Float]) {
+            let pipewire = try PipeWireServer()
+            defer { pipewire.stop() }
+            let capture = try Child("/usr/bin/pw-jack", [capturePath, "--name", "cap", "--ports", "2", "--out", scratch.file("capture.wav"),
+                                                         "--seconds", "\(Int(seconds) + 30)"], environment: pipewire.environment, in: scratch.path)
+            try #require(capture.waitForOutput { $0.contains("ready") }, "capture client did not start: \(capture.stderr)")
+            let player = try Child("/usr/bin/pw-jack", [repeaterPath, "play"] + playArguments + ["--connect", "cap:in_", "--status", "json",
+                                                                                               "--no-session"],
+                                   environment: pipewire.environment, in: scratch.path)
+            #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
+            let interval = seconds / Double(commands.count + 1)
+            for command in commands {
+                usleep(UInt32(interval * 1_000_000))
+                player.send(command)
+            }
+            usleep(UInt32(interval * 1_000_000))
+            player.send("quit")
+            let outcome = player.finish(timeout: 30)
+            capture.signal(SIGTERM)
+            #expect(capture.finish(timeout: 10).status == 0)
+            let samples = try readAll(scratch.file("capture.wav")).samples
+            return (outcome, stride(from: 0, to: samples.count, by: 2).map { samples[$0] })
+        }
+
+        @Test("a loop with moves under PipeWire: every seam a reported wrap, nothing lost, nothing repeated, no silence")
+        func loopExact() throws {
+            let scratch = ScratchDirectory()
+            let path = scratch.file("ramp.wav")
+            try writeRamp(path: path, frames: 48_000 * 20, channels: 2)
+            let (outcome, left) = try capturedRun([path, "--loop", "1-1.5"], seconds: 8,
+                                                  commands: ["b 1.3", "a 0.9", "loop 2-2.05", "loop 3-4", "b 3.5", "loop 0.5-0.6"],
+                                                  scratch: scratch)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            let check = checkLoopCapture(left.map(rampFrame), wraps: reportedWrapSet(outcome.stdout))
+            #expect(check.jumps == 0 && check.holes == 0, "jumps \(check.jumps), silent frames \(check.holes): \(check.problem)")
+            #expect(check.seams > 20)
+        }
+
+        @Test("stretching under PipeWire: a steady tone at 0.8, then back to 1, has no hole and no underrun")
+        func stretch() throws {
+            let scratch = ScratchDirectory()
+            let path = scratch.file("tone.wav")
+            let frames = 12 * 48_000
+            let writer = try AudioFileWriter(path: path, format: .wav, sampleRate: 48_000, channelCount: 2)
+            var tone = (0..<frames).map { Float(0.5 * sin(2 * Double.pi * 220 * Double($0) / 48_000)) }
+            let buffer = UnsafeMutablePointer<Float>.allocate(capacity: frames * 2)
+            defer { buffer.deallocate() }
+            try tone.withUnsafeMutableBufferPointer { try writer.write(planar: [$0.baseAddress!, $0.baseAddress!], frameCount: frames, scratch: buffer) }
+            writer.close()
+            let (outcome, left) = try capturedRun([path, "--rate", "0.8"], seconds: 6, commands: ["rate 1", "rate 0.9"], scratch: scratch)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            let first = try #require(left.firstIndex { abs($0) > 0.01 })
+            let last = try #require(left.lastIndex { abs($0) > 0.01 })
+            var longest = 0, run = 0
+            for n in (first + 600)..<(last - 600) {
+                var peak: Float = 0
+                for k in (n - 120)...(n + 120) { peak = max(peak, abs(left[k])) }
+                run = peak < 0.05 ? run + 1 : 0
+                longest = max(longest, run)
+            }
+            #expect(longest <= 96, "a hole of \(longest) frames")
+            #expect(outcome.stdout.split(separator: "\n").last { $0.hasPrefix("{\"state\"") }?.contains("\"underruns\":0") == true)
+        }
+
+        @Test("a loop soak under PipeWire (90 s, a move every 3 s): exact throughout")
+        func loopSoak() throws {
+            let scratch = ScratchDirectory()
+            let path = scratch.file("ramp.wav")
+            try writeRamp(path: path, frames: 48_000 * 60, channels: 2)
+            var commands: [String] = []
+            var generator = SystemRandomNumberGenerator()
+            for _ in 0..<29 {
+                let a = Double.random(in: 0..<50, using: &generator)
+                commands.append(String(format: "loop %.3f-%.3f", a, a + Double.random(in: 0.05...4, using: &generator)))
+            }
+            let (outcome, left) = try capturedRun([path, "--loop", "1-2"], seconds: 90, commands: commands, scratch: scratch)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            let check = checkLoopCapture(left.map(rampFrame), wraps: reportedWrapSet(outcome.stdout))
+            #expect(check.jumps == 0 && check.holes == 0, "jumps \(check.jumps), silent frames \(check.holes): \(check.problem)")
+            #expect(check.seams > 50)
+        }
+    }
+}
