@@ -7,6 +7,7 @@ let package = Package(
         .executable(name: "repeater", targets: ["repeater"]),
         .executable(name: "repeater-capture", targets: ["repeater-capture"]),
         .executable(name: "repeater-bench", targets: ["repeater-bench"]),
+        .executable(name: "repeater-fuzz", targets: ["repeater-fuzz"]),
         // LD_PRELOAD-able allocation/lock counter for the integration tests' real-time check.
         .library(name: "RepeaterRTCheck", type: .dynamic, targets: ["RTCheck"]),
     ],
@@ -33,6 +34,8 @@ let package = Package(
         .executableTarget(name: "repeater", dependencies: ["RepeaterEngine", "RepeaterKit"]),
         .executableTarget(name: "repeater-capture", dependencies: ["RepeaterKit"]),
         .executableTarget(name: "repeater-bench", dependencies: ["RepeaterEngine", "RepeaterKit", "CRubberBand", "CRepeaterSupport"]),
+        // libFuzzer targets for the parsers and decoders (scripts/fuzz), and their corpora's replayer.
+        .executableTarget(name: "repeater-fuzz", dependencies: ["RepeaterEngine", "RepeaterKit", "CLiblo"]),
         // Fixtures shared by the test targets.
         .target(name: "RepeaterTestSupport", dependencies: ["RepeaterKit"]),
         .testTarget(name: "RepeaterEngineTests", dependencies: ["RepeaterEngine", "RTCheck"]),

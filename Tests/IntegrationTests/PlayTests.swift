@@ -235,3 +235,16 @@ struct ErrorTests {
         """)
     }
 }
+
+@Test("every fuzzing seed and finding (Tests/FuzzCorpus) is replayed through its target without a crash", arguments: [
+    "time", "command", "session", "osc", "osc-packet", "midi", "midi-json",
+])
+func fuzzCorpusReplays(target: String) throws {
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("FuzzCorpus/\(target)").path
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder).sorted().map { folder + "/" + $0 }
+    #expect(!files.isEmpty)
+    let scratch = ScratchDirectory()
+    let outcome = try run(productsDirectory + "/repeater-fuzz", [target] + files, in: scratch.path)
+    #expect(outcome.status == 0, "\(outcome.stderr)")
+    #expect(outcome.stdout.contains("replayed \(files.count) inputs"))
+}

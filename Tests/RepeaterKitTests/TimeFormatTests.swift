@@ -32,3 +32,25 @@ struct TimeFormatTests {
         #expect(formatTime(frame: 47_975, sampleRate: 48000) == "0:00.999")
     }
 }
+
+@Suite("What fuzzing found")
+struct FuzzFindingsTests {
+    @Test("a time too large for a frame count is a one-line error, not a crash (a run of 4s, 1e300, 9e18 frames)", arguments: [
+        String(repeating: "4", count: 40), "1e300", "99999999999999999999f", "1000000001", "16666667:00",
+    ])
+    func hugeTimes(text: String) {
+        #expect(throws: RepeaterError.self) { try TimeSpec(parsing: text) }
+        #expect(TimeSpec.seconds(1e300).frame(atRate: 48_000) == TimeSpec.maximumFrames)
+        #expect(TimeSpec.seconds(-.infinity).frame(atRate: 48_000) == 0)
+    }
+
+    @Test("a relative seek too large or not a number is refused in one line", arguments: ["seek +1e300", "seek -inf", "seek +nan"])
+    func hugeSeeks(line: String) {
+        #expect(throws: RepeaterError.self) { try ControlCommand(line: line) }
+    }
+
+    @Test("a session without a sample rate formats its times as frames instead of dividing by zero")
+    func noSampleRate() {
+        #expect(formatTime(frame: 1_323_000, sampleRate: 0) == "1323000f")
+    }
+}

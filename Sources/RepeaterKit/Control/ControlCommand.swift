@@ -81,6 +81,8 @@ public enum ControlCommand: Equatable, Sendable {
         case "seek":
             let text = try oneArgument("seek TIME (e.g. seek 1:23.5, seek +5, seek -5)")
             if text.hasPrefix("+") || text.hasPrefix("-"), let delta = Double(text) {
+                // (a huge or infinite step would overflow the frame arithmetic: fuzzing found it)
+                guard delta.isFinite, abs(delta) <= TimeSpec.maximumSeconds else { throw .input("seek \(text): a step of at most 10⁹ seconds") }
                 self = .seekBy(delta)
             } else {
                 self = .seek(try TimeSpec(parsing: text))
