@@ -191,9 +191,8 @@ struct EngineControlTests {
         #expect(CommandSource.allCases.compactMap(\.name) == ["key", "stdin", "osc", "midi", "transport", "trainer"])
     }
 
-    @Test("MIDI presses and transport changes make no allocation and take no lock on the audio thread")
+    @Test("MIDI presses and transport changes make no allocation and take no lock on the audio thread", .enabled(if: rtcheck_available() == 1, "the allocation counter is off in sanitizer builds"))
     func realTimeSafe() throws {
-        try #require(rtcheck_available() == 1, "the allocation counter is off (sanitizer build)")
         Engine.warmUpRuntime()
         let (engine, feeder, driver) = stereoEngine(loop: (a: 2000, b: 9000))
         engine.controls.transportMode.store(TransportMode.follow.rawValue, ordering: .relaxed)

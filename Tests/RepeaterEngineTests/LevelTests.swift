@@ -157,9 +157,8 @@ struct LevelTests {
         #expect(near(window(peak: 0.1).holdDB, -20, 1e-9))  // down to the current peak and no further
     }
 
-    @Test("metering, volume and pan changes make no allocation and take no lock on the audio thread")
+    @Test("metering, volume and pan changes make no allocation and take no lock on the audio thread", .enabled(if: rtcheck_available() == 1, "the allocation counter is off in sanitizer builds"))
     func realTimeSafety() throws {
-        try #require(rtcheck_available() == 1, "the allocation counter is off (sanitizer build)")
         var configuration = Engine.Configuration(channelCount: 1, sourceFrameCount: 10_000_000, blockFrames: 1024, blockCount: 16)
         configuration.outputChannelCount = 2
         let engine = Engine(configuration)

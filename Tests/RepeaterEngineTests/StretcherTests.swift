@@ -99,9 +99,8 @@ struct StretcherTests {
         #expect(abs(Double(soundingLength(output)) / expectedLength - 1) <= 0.005)
     }
 
-    @Test("processing from the first chunk on, with a continuous speed sweep, allocates nothing and takes no lock", arguments: Stretcher.Kind.allCases)
+    @Test("processing from the first chunk on, with a continuous speed sweep, allocates nothing and takes no lock", .enabled(if: rtcheck_available() == 1, "the allocation counter is off in sanitizer builds"), arguments: Stretcher.Kind.allCases)
     func realTimeSafety(kind: Stretcher.Kind) throws {
-        try #require(rtcheck_available() == 1, "the allocation counter is off (sanitizer build)")
         rtcheck_thread_reset()
         _ = stretch(Self.sine, kind: kind, timeRatio: 1, pitchScale: 1, outputFrames: 4 * 48_000, countRealTime: true) { stretcher, cycle in
             let phase = Double(cycle % 200) / 200
@@ -119,9 +118,8 @@ struct StretcherPitchAllocationTests {
     /// Rubber Band 3.1.2 rebuilds its resampler for each new pitch ratio, and grows its tables when a
     /// ratio needs more room. Every pitch handed to it is a fraction the prepared tables hold
     /// (`Stretcher.pitchScale`), so sweeps, glides and jumps anywhere in ±24 semitones allocate nothing.
-    @Test("pitch sweeps, glides and jumps over ±24 semitones: no allocation, no lock", arguments: Stretcher.Kind.allCases)
+    @Test("pitch sweeps, glides and jumps over ±24 semitones: no allocation, no lock", .enabled(if: rtcheck_available() == 1, "the allocation counter is off in sanitizer builds"), arguments: Stretcher.Kind.allCases)
     func pitchSweep(kind: Stretcher.Kind) throws {
-        try #require(rtcheck_available() == 1, "the allocation counter is off (sanitizer build)")
         var generator = SplitMix64(seed: 7)
         let jumps = (0..<400).map { _ in Double(Int(generator.next() % 4801)) - 2400 }
         rtcheck_thread_reset()

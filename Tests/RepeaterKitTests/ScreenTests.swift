@@ -159,9 +159,10 @@ struct ScreenTests {
             let amplitude: Float = frame < 48_000 ? 0 : frame < 96_000 ? 0.5 : frame < 144_000 ? 0 : 1
             return amplitude * Float(sin(Double(frame) * 0.1))
         }
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: samples.count)
+        defer { scratch.deallocate() }
         try samples.withUnsafeBufferPointer { pointer in
-            try writer.write(planar: [UnsafeMutablePointer(mutating: pointer.baseAddress!)], frameCount: samples.count,
-                             scratch: UnsafeMutablePointer<Float>.allocate(capacity: samples.count))
+            try writer.write(planar: [UnsafeMutablePointer(mutating: pointer.baseAddress!)], frameCount: samples.count, scratch: scratch)
         }
         writer.close()
         let overview = WaveformOverview(bucketCount: 8)

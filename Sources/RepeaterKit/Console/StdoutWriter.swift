@@ -36,7 +36,9 @@ public final class StdoutWriter: @unchecked Sendable {
     private let queue = Mutex(Queue())
     private let wake = DispatchSemaphore(value: 0)
     private let drained = DispatchSemaphore(value: 0)
-    private var thread: Thread?
+    /// The writer thread was started (the Thread object itself is not kept: its block holds the
+    /// writer, and keeping it here would make a cycle that outlives the run).
+    private var started = false
     /// The reader went away (EPIPE): everything after is discarded.
     private let broken = Atomic<Bool>(false)
 
@@ -48,10 +50,10 @@ public final class StdoutWriter: @unchecked Sendable {
     /// Starts the writer thread on first use. It holds the writer until `finish` (the writer lives
     /// as long as the run, and a thread must never outlive what it reads).
     private func startIfNeeded() {
-        guard thread == nil else { return }
+        guard !started else { return }
+        started = true
         let thread = Thread { self.run() }
         thread.name = "repeater-stdout"
-        self.thread = thread
         thread.start()
     }
 
@@ -83,7 +85,7 @@ public final class StdoutWriter: @unchecked Sendable {
     /// On the way out: waits up to `timeout` seconds for what is queued to be written, then stops
     /// taking lines. A reader that does not read costs at most `timeout`, never a hang.
     public func finish(timeout: Double) {
-        guard thread != nil else { return }
+        guard started else { return }
         let empty = queue.withLock { queue -> Bool in
             queue.closed = true
             return queue.entries.isEmpty && !queue.writing
