@@ -106,7 +106,7 @@ extension JackSuites {
             #expect(outcome.stdout.split(separator: "\n").last { $0.hasPrefix("{\"state\"") }?.contains("\"underruns\":0") == true)
         }
 
-        @Test("a loop soak under PipeWire (90 s, a move every 3 s): exact throughout")
+        @Test("a loop soak under PipeWire (90 s, a loop move every 3 s): exact throughout")
         func loopSoak() throws {
             let scratch = ScratchDirectory()
             let path = scratch.file("ramp.wav")
@@ -115,13 +115,14 @@ extension JackSuites {
             var generator = SystemRandomNumberGenerator()
             for _ in 0..<29 {
                 let a = Double.random(in: 0..<50, using: &generator)
-                commands.append(String(format: "loop %.3f-%.3f", a, a + Double.random(in: 0.05...4, using: &generator)))
+                commands.append(String(format: "loop %.3f-%.3f", a, a + Double.random(in: 0.05...1.5, using: &generator)))
             }
             let (outcome, left) = try capturedRun([path, "--loop", "1-2"], seconds: 90, commands: commands, scratch: scratch)
             #expect(outcome.status == 0, "\(outcome.stderr)")
             let check = checkLoopCapture(left.map(rampFrame), wraps: reportedWrapSet(outcome.stdout))
             #expect(check.jumps == 0 && check.holes == 0, "jumps \(check.jumps), silent frames \(check.holes): \(check.problem)")
-            #expect(check.seams > 50)
+            // Every loop is at most 1.5 s long and stands for 3 s: each of the 29 wraps at least once.
+            #expect(check.seams >= 29, "\(check.seams) seams")
         }
     }
 }
