@@ -32,7 +32,7 @@ let package = Package(
         // The non-real-time side: files, disk reader, JACK binding, offline render, CLI helpers.
         .target(name: "RepeaterKit", dependencies: ["RepeaterEngine", "CJack", "CSndfile", "CLiblo", "CRepeaterSupport"]),
         .executableTarget(name: "repeater", dependencies: ["RepeaterEngine", "RepeaterKit"]),
-        .executableTarget(name: "repeater-capture", dependencies: ["RepeaterKit"]),
+        .executableTarget(name: "repeater-capture", dependencies: ["RepeaterKit", "RepeaterTestSupport"]),
         .executableTarget(name: "repeater-bench", dependencies: ["RepeaterEngine", "RepeaterKit", "CRubberBand", "CRepeaterSupport"]),
         // libFuzzer targets for the parsers and decoders (scripts/fuzz), and their corpora's replayer.
         .executableTarget(name: "repeater-fuzz", dependencies: ["RepeaterEngine", "RepeaterKit", "CLiblo"]),

@@ -6,12 +6,18 @@
 // allocated up front, and on SIGTERM/SIGINT (or when MAX seconds are full) writes a 32-bit float
 // WAV of everything it received and exits 0. With --log it also writes "first-frame T" (the JACK
 // frame time of the first recorded frame) and one "transport FRAME 0|1" line per change of the JACK
-// transport, FRAME counted in the recording.
+// transport, FRAME counted in the recording, and one "gap FRAME N" line wherever the server ran N
+// frames without calling this client (its frame time jumped: a cycle the graph skipped it in).
 //
 //   repeater-capture --midi-send --server NAME --to PORT [--name NAME]
 //
 // A foot pedal: one MIDI output, connected to PORT; each stdin line "OFFSET B0 B1 [B2]" (hex bytes)
 // goes out in the next cycle at frame OFFSET, and "sent T" (its JACK frame time) is printed.
+//
+//   repeater-capture --write-ramp FILE SECONDS
+//   repeater-capture --ramp-report CAPTURE.wav --log CAPTURE.log --events PLAYER.jsonl
+//
+// The stereo ramp the loop checks play, and what a capture of it looping got (RampReport.swift).
 //
 //   repeater-capture --count-xruns SECONDS --server NAME
 //
@@ -30,6 +36,9 @@ var seconds = 60.0
 var midiSend = false
 var countXruns: Double?
 var destination = ""
+var rampOut: (path: String, seconds: Double)?
+var reportPath: String?
+var eventsPath = ""
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
     let name = arguments.removeFirst()
@@ -47,6 +56,9 @@ while !arguments.isEmpty {
     case "--seconds": seconds = Double(value) ?? 60
     case "--to": destination = value
     case "--count-xruns": countXruns = Double(value) ?? 10
+    case "--write-ramp": rampOut = (value, Double(arguments.isEmpty ? "60" : arguments.removeFirst()) ?? 60)
+    case "--ramp-report": reportPath = value
+    case "--events": eventsPath = value
     default:
         Console.error("repeater-capture: unknown option \(name)")
         exit(2)
@@ -82,6 +94,16 @@ while !arguments.isEmpty {
 }
 
 do throws(RepeaterError) {
+    if let rampOut {
+        do { try writeRampFile(path: rampOut.path, seconds: rampOut.seconds) } catch { throw RepeaterError(.failure, "\(error)") }
+        exit(0)
+    }
+    if let reportPath {
+        do {
+            Console.writeOut(try rampReport(capturePath: reportPath, logPath: logPath ?? "", eventsPath: eventsPath))
+        } catch { throw RepeaterError(.failure, "ramp report: \(error)") }
+        exit(0)
+    }
     _ = repeater_signals_install()
     if midiSend { try runSender() }
     if let seconds = countXruns {
@@ -103,11 +125,14 @@ do throws(RepeaterError) {
         _ = poll(&fd, 1, 50)
     }
     let changes = capture.transportChanges
+    let gaps = capture.frameTimeGaps
     let first = capture.firstFrame
+    let xruns = capture.xruns
     try capture.finish(writingTo: outputPath)
     if let logPath {
-        let text = "first-frame \(first)\n" + changes.map { "transport \($0.frame) \($0.rolling ? 1 : 0)\n" }.joined()
-        FileManager.default.createFile(atPath: logPath, contents: Data(text.utf8))
+        let text = "first-frame \(first)\nxruns \(xruns)\n" + changes.map { "transport \($0.frame) \($0.rolling ? 1 : 0)\n" }.joined()
+            + gaps.map { "gap \($0.frame) \($0.frames)\n" }.joined()
+        _ = FileManager.default.createFile(atPath: logPath, contents: Data(text.utf8))
     }
     exit(0)
 } catch {

@@ -59,7 +59,7 @@ extension JackSuites {
             #expect(before["meter"] as? String == "post")
             let load = try #require(before["load"] as? Double)
             #expect(load > 0 && load < 0.5, "load \(load)")
-            #expect(before["xruns"] as? Int != nil && before["load_max"] as? Double != nil)
+            #expect(before["xruns"] as? Int != nil && before["missed_cycles"] as? Int != nil && before["load_max"] as? Double != nil)
             player.send("volume 1")
             player.send("pan 0")
             let count = statusLines(player.stdout).count

@@ -38,6 +38,8 @@ public struct StatusSnapshot: Sendable {
     public var oscErrors: Int?
     public var underruns = 0
     public var xruns = 0
+    /// Cycles the server ran without calling repeater (on PipeWire, where xruns are not reported).
+    public var missedCycles = 0
     public var load = 0.0
     public var loadPeak = 0.0
     /// The process callback's own worst cycle, when the engine renders ahead on a helper thread.

@@ -20,6 +20,11 @@ public final class CaptureClient: @unchecked Sendable {
     fileprivate let ports: [OpaquePointer]
     fileprivate let storage: [UnsafeMutablePointer<Float>]
     fileprivate let framesWritten = Atomic<Int>(0)
+    /// Gaps in the server's frame time between two of this client's cycles: (capture frame, frames
+    /// the server went on without calling this client), up to `changeCapacity`.
+    fileprivate let gaps: UnsafeMutablePointer<Int>
+    fileprivate let gapCount = Atomic<Int>(0)
+    fileprivate var nextFrameTime = -1
     fileprivate let client: OpaquePointer
     private let notifications = JackNotifications()
     public let sampleRate: Int
@@ -50,17 +55,28 @@ public final class CaptureClient: @unchecked Sendable {
         }
         changes = .allocate(capacity: 2 * changeCapacity)
         changes.initialize(repeating: 0, count: 2 * changeCapacity)
+        gaps = .allocate(capacity: 2 * changeCapacity)
+        gaps.initialize(repeating: 0, count: 2 * changeCapacity)
         let me = Unmanaged.passUnretained(self).toOpaque()
         jack_set_process_callback(client, captureProcess, me)
         jack_on_info_shutdown(client, repeaterJackShutdown, Unmanaged.passUnretained(notifications).toOpaque())
+        jack_set_xrun_callback(client, repeaterJackXrun, Unmanaged.passUnretained(notifications).toOpaque())
         guard jack_activate(client) == 0 else { throw RepeaterError(.failure, "capture: cannot activate") }
     }
 
     public var isFull: Bool { framesWritten.load(ordering: .relaxed) >= capacityFrames }
     public var serverGone: Bool { notifications.serverShutdown.load(ordering: .relaxed) }
+    /// Xruns the server reported while recording.
+    public var xruns: Int { notifications.xruns.load(ordering: .relaxed) }
 
     /// JACK frame time of the first recorded frame, or -1.
     public var firstFrame: Int { firstFrameTime.load(ordering: .acquiring) }
+
+    /// Cycles the server ran without this client: (capture frame, frames skipped) — the graph's
+    /// own losses, which a recording cannot see otherwise.
+    public var frameTimeGaps: [(frame: Int, frames: Int)] {
+        (0..<min(gapCount.load(ordering: .acquiring), changeCapacity)).map { (gaps[2 * $0], gaps[2 * $0 + 1]) }
+    }
 
     /// Where the transport started (true) or stopped rolling, as capture frame indices.
     public var transportChanges: [(frame: Int, rolling: Bool)] {
@@ -92,7 +108,15 @@ private func captureProcess(_ frameCount: jack_nframes_t, _ argument: UnsafeMuta
         let start = capture.framesWritten.load(ordering: .relaxed)
         let count = min(Int(frameCount), capture.capacityFrames - start)
         guard count > 0 else { return }
-        if start == 0 { capture.firstFrameTime.store(Int(jack_last_frame_time(capture.client)), ordering: .releasing) }
+        let frameTime = Int(jack_last_frame_time(capture.client))
+        if start == 0 { capture.firstFrameTime.store(frameTime, ordering: .releasing) }
+        let gapped = capture.gapCount.load(ordering: .relaxed)
+        if capture.nextFrameTime >= 0, frameTime != capture.nextFrameTime, gapped < capture.changeCapacity {
+            capture.gaps[2 * gapped] = start
+            capture.gaps[2 * gapped + 1] = frameTime - capture.nextFrameTime
+            capture.gapCount.store(gapped + 1, ordering: .releasing)
+        }
+        capture.nextFrameTime = frameTime + Int(frameCount)
         let rolling = jack_transport_query(capture.client, nil).rawValue == JackTransportRolling.rawValue ? 1 : 0
         let changed = capture.changeCount.load(ordering: .relaxed)
         if rolling != capture.lastRolling, changed < capture.changeCapacity {

@@ -15,13 +15,20 @@ final class JackProcessContext: @unchecked Sendable {
     let load: CallbackLoad
     /// Renders one period ahead on a helper thread (`--render-ahead on`), or nil: in the callback.
     let ahead: RenderAhead?
+    let notifications: JackNotifications
+    /// The frame time the next cycle should start at if the server calls every cycle (real-time
+    /// thread only; 0 with `haveFrameTime` false before the first cycle).
+    private var expectedFrameTime: jack_nframes_t = 0
+    private var haveFrameTime = false
     let channelCount: Int
     let ports: UnsafeMutablePointer<OpaquePointer?>
     let buffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let placeholder: UnsafeMutablePointer<Float>
 
-    init(client: OpaquePointer, engine: Engine, ports: [OpaquePointer], midiPort: OpaquePointer?, load: CallbackLoad, ahead: RenderAhead?) {
+    init(client: OpaquePointer, engine: Engine, ports: [OpaquePointer], midiPort: OpaquePointer?, load: CallbackLoad, ahead: RenderAhead?,
+         notifications: JackNotifications) {
         self.client = client
+        self.notifications = notifications
         self.engine = engine
         self.ahead = ahead
         self.midiPort = midiPort
@@ -45,6 +52,15 @@ final class JackProcessContext: @unchecked Sendable {
     @inline(__always)
     func process(_ frameCount: jack_nframes_t) {
         let start = jack_get_time()
+        // A cycle the server ran without calling us shows as a jump in its frame time. jackd reports
+        // those as xruns too; PipeWire's JACK does not, and this is how its dropped cycles show.
+        let frameTime = jack_last_frame_time(client)
+        if haveFrameTime && frameTime != expectedFrameTime {
+            let missed = Int(Int32(bitPattern: frameTime &- expectedFrameTime))
+            notifications.missedCycles.add(max(1, (missed + Int(frameCount) - 1) / max(1, Int(frameCount))), ordering: .relaxed)
+        }
+        expectedFrameTime = frameTime &+ frameCount
+        haveFrameTime = true
         for channel in 0..<channelCount {
             buffers[channel] = jack_port_get_buffer(ports[channel], frameCount).assumingMemoryBound(to: Float.self)
         }
@@ -150,6 +166,8 @@ public final class CallbackLoad: @unchecked Sendable {
 public final class JackNotifications: Sendable {
     public let serverShutdown = Atomic<Bool>(false)
     public let xruns = Atomic<Int>(0)
+    /// Cycles the server ran without calling the process callback (its frame time jumped).
+    public let missedCycles = Atomic<Int>(0)
     public let bufferSize = Atomic<Int>(0)
     public let sampleRate = Atomic<Int>(0)
     public init() {}

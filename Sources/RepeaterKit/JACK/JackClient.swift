@@ -127,7 +127,7 @@ public final class JackClient: TransportControl {
             if helper.start(client: handle) { ahead = helper }
         }
         let context = Unmanaged.passRetained(JackProcessContext(client: handle, engine: engine, ports: ports, midiPort: midiPort,
-                                                                 load: load, ahead: ahead))
+                                                                 load: load, ahead: ahead, notifications: notifications))
         self.context = context
         jack_set_process_callback(handle, repeaterJackProcess, context.toOpaque())
         jack_set_latency_callback(handle, repeaterJackLatency, context.toOpaque())

@@ -365,6 +365,7 @@ public final class Player {
         if let osc { s.oscErrors = osc.errors }
         s.underruns = engine.status.underruns.load(ordering: .relaxed)
         s.xruns = client?.notifications.xruns.load(ordering: .relaxed) ?? 0
+        s.missedCycles = client?.notifications.missedCycles.load(ordering: .relaxed) ?? 0
         (s.load, s.loadPeak) = measurements.load
         s.callbackPeak = measurements.callbackPeak
         s.headLoads = reader.headLoads.load(ordering: .relaxed)
@@ -394,8 +395,9 @@ public final class Player {
             line.add("last_late_cycle", ahead.lastLateCycle.load(ordering: .relaxed))
         }
         line.add("xruns", client.notifications.xruns.load(ordering: .relaxed))
+        line.add("missed_cycles", client.notifications.missedCycles.load(ordering: .relaxed))
         line.add("underruns", engine?.status.underruns.load(ordering: .relaxed) ?? 0)
-        FileManager.default.createFile(atPath: path, contents: Data((line.text + "\n").utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data((line.text + "\n").utf8))
     }
 
     /// On the way out: lets the engine take what was sent (at most 0.3 s, only while the server runs),
