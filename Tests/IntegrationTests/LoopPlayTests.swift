@@ -29,9 +29,7 @@ extension JackSuites {
             let scratch = ScratchDirectory()
             let path = scratch.file("ramp.wav")
             try writeRamp(path: path, frames: 48_000 * 12, channels: 2)
-            let capture = try Child(capturePath, ["--server", server.name, "--name", server.captureName, "--ports", "2",
-                                                  "--out", scratch.file("capture.wav"), "--seconds", "30"], in: scratch.path)
-            try #require(capture.waitForOutput { $0.contains("ready") })
+            let capture = try startCapture(server: server, scratch: scratch, log: true)
             let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "\(server.captureName):in_",
                                                   "--status", "json", "--loop", "1-1.2"], in: scratch.path)
             #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
@@ -64,7 +62,13 @@ extension JackSuites {
             #expect(holes == 0)
             #expect(jumps == 0)
             #expect(wraps.count > 100)  // the 20-frame loop alone wraps hundreds of times
-            #expect(seams >= wraps.count - 1 && seams <= wraps.count, "seams \(seams), reported wraps \(wraps.count)")
+            // Every reported wrap is heard, but for the last (the player may quit before its period
+            // reaches the capture) and those in periods the graph lost between the two clients (a
+            // dummy jackd without real-time scheduling on two busy cores xruns now and then; in the
+            // one-frame loop that hides a wrap per frame, where anywhere else it is a jump above).
+            let lost = captureLostFrames(scratch.file("capture.log"))
+            #expect(seams >= wraps.count - 1 - lost && seams <= wraps.count,
+                    "seams \(seams), reported wraps \(wraps.count), frames the graph lost (capture log) \(lost)")
         }
 
         @Test("--loops 3 plays exactly three passes and exits 0")
