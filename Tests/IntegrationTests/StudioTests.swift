@@ -71,6 +71,9 @@ extension JackSuites {
             player.send("quit")
             let outcome = player.finish(timeout: 20)
             #expect(outcome.status == 0, "\(outcome.stderr)")
+            // Rendering ahead, the status says how many periods the helper missed (absent otherwise).
+            let status = jsonLines(outcome.stdout).last { $0["state"] != nil }
+            #expect((status?["late"] as? Int != nil) == (renderAhead > 0), "late field: \(String(describing: status))")
             _ = pedal.finish(timeout: 5)
             capture.signal(SIGTERM)
             #expect(capture.finish(timeout: 10).status == 0)

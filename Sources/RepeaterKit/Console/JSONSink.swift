@@ -51,6 +51,7 @@ public final class JSONSink: OutputSink {
         line.add("underruns", s.underruns)
         line.add("xruns", s.xruns)
         line.add("missed_cycles", s.missedCycles)
+        if let late = s.lateCycles { line.add("late", late) }
         line.add("load", s.load, digits: 6)
         line.add("load_max", s.loadPeak, digits: 6)
         if let peak = s.callbackPeak { line.add("callback_max", peak, digits: 6) }

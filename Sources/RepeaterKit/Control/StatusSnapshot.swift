@@ -40,6 +40,8 @@ public struct StatusSnapshot: Sendable {
     public var xruns = 0
     /// Cycles the server ran without calling repeater (on PipeWire, where xruns are not reported).
     public var missedCycles = 0
+    /// Periods the render-ahead helper had not finished in time (nil when rendering in the callback).
+    public var lateCycles: Int?
     public var load = 0.0
     public var loadPeak = 0.0
     /// The process callback's own worst cycle, when the engine renders ahead on a helper thread.

@@ -44,6 +44,12 @@ public final class RenderAhead: @unchecked Sendable {
     private let jobMIDIBytes: UnsafeMutablePointer<UInt8>
     private let midiCapacity = 256
     private var jobMIDICount = 0
+    /// MIDI events the callback has taken from the port but not yet handed to a job (callback only):
+    /// a cycle whose job still runs keeps its events here for the next job, so none is lost.
+    private let pendingMIDIOffsets: UnsafeMutablePointer<Int>
+    private let pendingMIDICounts: UnsafeMutablePointer<Int>
+    private let pendingMIDIBytes: UnsafeMutablePointer<UInt8>
+    private var pendingMIDICount = 0
     private let wake: UnsafeMutablePointer<sem_t>
     private let stopRequested = Atomic<Bool>(false)
     private var thread = pthread_t()
@@ -68,6 +74,12 @@ public final class RenderAhead: @unchecked Sendable {
         jobMIDICounts.initialize(repeating: 0, count: midiCapacity)
         jobMIDIBytes = .allocate(capacity: midiCapacity * 4)
         jobMIDIBytes.initialize(repeating: 0, count: midiCapacity * 4)
+        pendingMIDIOffsets = .allocate(capacity: midiCapacity)
+        pendingMIDIOffsets.initialize(repeating: 0, count: midiCapacity)
+        pendingMIDICounts = .allocate(capacity: midiCapacity)
+        pendingMIDICounts.initialize(repeating: 0, count: midiCapacity)
+        pendingMIDIBytes = .allocate(capacity: midiCapacity * 4)
+        pendingMIDIBytes.initialize(repeating: 0, count: midiCapacity * 4)
         wake = .allocate(capacity: 1)
         sem_init(wake, 0, 0)
     }
@@ -82,6 +94,9 @@ public final class RenderAhead: @unchecked Sendable {
         jobMIDIOffsets.deallocate()
         jobMIDICounts.deallocate()
         jobMIDIBytes.deallocate()
+        pendingMIDIOffsets.deallocate()
+        pendingMIDICounts.deallocate()
+        pendingMIDIBytes.deallocate()
     }
 
     /// Starts the helper with JACK's real-time settings (one priority below the process thread, so
@@ -127,24 +142,33 @@ public final class RenderAhead: @unchecked Sendable {
             lastLateCycle.store(callbackCycle, ordering: .relaxed)
             for channel in 0..<channelCount { for i in available..<frameCount { outputs[channel][i] = 0 } }
         }
-        guard owned else { return }  // a job still runs: this cycle's MIDI waits for the next one
-        // The next job: this cycle's transport and MIDI, and what brings the FIFO to `depth` periods.
-        jobRolling = jack_transport_query(client, nil).rawValue == JackTransportRolling.rawValue
-        jobMIDICount = 0
+        // This cycle's MIDI events are copied out now (the port's buffer is only valid in this cycle).
         if let midiBuffer {
             let count = jack_midi_get_event_count(midiBuffer)
             var event = jack_midi_event_t(time: 0, size: 0, buffer: nil)
             var index: UInt32 = 0
-            while index < count, jobMIDICount < midiCapacity {
+            while index < count, pendingMIDICount < midiCapacity {
                 if jack_midi_event_get(&event, midiBuffer, index) == 0, let bytes = event.buffer {
-                    jobMIDIOffsets[jobMIDICount] = Int(event.time)
-                    jobMIDICounts[jobMIDICount] = event.size
-                    for k in 0..<min(4, event.size) { jobMIDIBytes[jobMIDICount * 4 + k] = bytes[k] }
-                    jobMIDICount += 1
+                    pendingMIDIOffsets[pendingMIDICount] = Int(event.time)
+                    pendingMIDICounts[pendingMIDICount] = event.size
+                    for k in 0..<min(4, event.size) { pendingMIDIBytes[pendingMIDICount * 4 + k] = bytes[k] }
+                    pendingMIDICount += 1
                 }
                 index &+= 1
             }
         }
+        // A job still runs (it overran its period): its events wait for the next job, a period later.
+        guard owned else { return }
+        // The next job: this cycle's transport, the MIDI events taken since the last job, and what
+        // brings the FIFO to `depth` periods.
+        jobRolling = jack_transport_query(client, nil).rawValue == JackTransportRolling.rawValue
+        jobMIDICount = pendingMIDICount
+        for index in 0..<pendingMIDICount {
+            jobMIDIOffsets[index] = pendingMIDIOffsets[index]
+            jobMIDICounts[index] = pendingMIDICounts[index]
+            for k in 0..<4 { jobMIDIBytes[index * 4 + k] = pendingMIDIBytes[index * 4 + k] }
+        }
+        pendingMIDICount = 0
         let queued = fifoIndices.readableCount()
         jobFrames = max(0, depth * frameCount - queued)
         engine.controls.aheadFrames.store(queued + frameCount, ordering: .relaxed)

@@ -366,6 +366,7 @@ public final class Player {
         s.underruns = engine.status.underruns.load(ordering: .relaxed)
         s.xruns = client?.notifications.xruns.load(ordering: .relaxed) ?? 0
         s.missedCycles = client?.notifications.missedCycles.load(ordering: .relaxed) ?? 0
+        s.lateCycles = client?.ahead?.late.load(ordering: .relaxed)
         (s.load, s.loadPeak) = measurements.load
         s.callbackPeak = measurements.callbackPeak
         s.headLoads = reader.headLoads.load(ordering: .relaxed)
