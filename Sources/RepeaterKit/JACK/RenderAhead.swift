@@ -39,17 +39,11 @@ public final class RenderAhead: @unchecked Sendable {
     private let jobDone = Atomic<Int>(0)
     private var jobFrames = 0
     private var jobRolling = true
-    private let jobMIDIOffsets: UnsafeMutablePointer<Int>
-    private let jobMIDICounts: UnsafeMutablePointer<Int>
-    private let jobMIDIBytes: UnsafeMutablePointer<UInt8>
-    private let midiCapacity = 256
-    private var jobMIDICount = 0
+    /// The MIDI events handed to the running job (written by the callback only between jobs).
+    private let jobMIDI: MIDIEventList
     /// MIDI events the callback has taken from the port but not yet handed to a job (callback only):
     /// a cycle whose job still runs keeps its events here for the next job, so none is lost.
-    private let pendingMIDIOffsets: UnsafeMutablePointer<Int>
-    private let pendingMIDICounts: UnsafeMutablePointer<Int>
-    private let pendingMIDIBytes: UnsafeMutablePointer<UInt8>
-    private var pendingMIDICount = 0
+    private let pendingMIDI: MIDIEventList
     private let wake: UnsafeMutablePointer<sem_t>
     private let stopRequested = Atomic<Bool>(false)
     private var thread = pthread_t()
@@ -68,18 +62,8 @@ public final class RenderAhead: @unchecked Sendable {
             buffer.initialize(repeating: 0, count: scratchFrames)
             (scratch + channel).initialize(to: buffer)
         }
-        jobMIDIOffsets = .allocate(capacity: midiCapacity)
-        jobMIDIOffsets.initialize(repeating: 0, count: midiCapacity)
-        jobMIDICounts = .allocate(capacity: midiCapacity)
-        jobMIDICounts.initialize(repeating: 0, count: midiCapacity)
-        jobMIDIBytes = .allocate(capacity: midiCapacity * 4)
-        jobMIDIBytes.initialize(repeating: 0, count: midiCapacity * 4)
-        pendingMIDIOffsets = .allocate(capacity: midiCapacity)
-        pendingMIDIOffsets.initialize(repeating: 0, count: midiCapacity)
-        pendingMIDICounts = .allocate(capacity: midiCapacity)
-        pendingMIDICounts.initialize(repeating: 0, count: midiCapacity)
-        pendingMIDIBytes = .allocate(capacity: midiCapacity * 4)
-        pendingMIDIBytes.initialize(repeating: 0, count: midiCapacity * 4)
+        jobMIDI = MIDIEventList(capacity: 256)
+        pendingMIDI = MIDIEventList(capacity: 256)
         wake = .allocate(capacity: 1)
         sem_init(wake, 0, 0)
     }
@@ -91,12 +75,8 @@ public final class RenderAhead: @unchecked Sendable {
         for channel in 0..<channelCount { scratch[channel].deallocate() }
         scratch.deallocate()
         fifo.deallocate()
-        jobMIDIOffsets.deallocate()
-        jobMIDICounts.deallocate()
-        jobMIDIBytes.deallocate()
-        pendingMIDIOffsets.deallocate()
-        pendingMIDICounts.deallocate()
-        pendingMIDIBytes.deallocate()
+        jobMIDI.free()
+        pendingMIDI.free()
     }
 
     /// Starts the helper with JACK's real-time settings (one priority below the process thread, so
@@ -147,12 +127,9 @@ public final class RenderAhead: @unchecked Sendable {
             let count = jack_midi_get_event_count(midiBuffer)
             var event = jack_midi_event_t(time: 0, size: 0, buffer: nil)
             var index: UInt32 = 0
-            while index < count, pendingMIDICount < midiCapacity {
+            while index < count {
                 if jack_midi_event_get(&event, midiBuffer, index) == 0, let bytes = event.buffer {
-                    pendingMIDIOffsets[pendingMIDICount] = Int(event.time)
-                    pendingMIDICounts[pendingMIDICount] = event.size
-                    for k in 0..<min(4, event.size) { pendingMIDIBytes[pendingMIDICount * 4 + k] = bytes[k] }
-                    pendingMIDICount += 1
+                    pendingMIDI.append(offset: Int(event.time), bytes: bytes, count: event.size)
                 }
                 index &+= 1
             }
@@ -162,13 +139,7 @@ public final class RenderAhead: @unchecked Sendable {
         // The next job: this cycle's transport, the MIDI events taken since the last job, and what
         // brings the FIFO to `depth` periods.
         jobRolling = jack_transport_query(client, nil).rawValue == JackTransportRolling.rawValue
-        jobMIDICount = pendingMIDICount
-        for index in 0..<pendingMIDICount {
-            jobMIDIOffsets[index] = pendingMIDIOffsets[index]
-            jobMIDICounts[index] = pendingMIDICounts[index]
-            for k in 0..<4 { jobMIDIBytes[index * 4 + k] = pendingMIDIBytes[index * 4 + k] }
-        }
-        pendingMIDICount = 0
+        jobMIDI.take(from: pendingMIDI)
         let queued = fifoIndices.readableCount()
         jobFrames = max(0, depth * frameCount - queued)
         engine.controls.aheadFrames.store(queued + frameCount, ordering: .relaxed)
@@ -186,9 +157,9 @@ public final class RenderAhead: @unchecked Sendable {
             repeater_rtprobe_enter()
             let started = jack_get_time()
             engine.setTransport(rolling: jobRolling)
-            for index in 0..<jobMIDICount {
+            for index in 0..<jobMIDI.count.pointee {
                 // (events longer than 4 bytes are kept by their length only: the engine ignores them)
-                engine.receiveMIDI(offset: jobMIDIOffsets[index], bytes: jobMIDIBytes + index * 4, count: jobMIDICounts[index])
+                engine.receiveMIDI(offset: jobMIDI.offsets[index], bytes: jobMIDI.bytes + index * 4, count: jobMIDI.sizes[index])
             }
             renderIntoFIFO(jobFrames)
             if jobFrames > 0 { load.record(busyMicroseconds: Int(jack_get_time() &- started), frames: jobFrames) }
@@ -232,4 +203,58 @@ public final class RenderAhead: @unchecked Sendable {
 func repeaterRenderAheadThread(_ argument: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
     Unmanaged<RenderAhead>.fromOpaque(argument!)._withUnsafeGuaranteedRef { $0.run() }
     return nil
+}
+
+/// A fixed-capacity list of MIDI events (offset in the cycle, length, and the first 4 bytes: the
+/// engine ignores anything longer), allocated up front; real-time safe to fill and copy.
+private struct MIDIEventList {
+    let capacity: Int
+    let offsets: UnsafeMutablePointer<Int>
+    let sizes: UnsafeMutablePointer<Int>
+    let bytes: UnsafeMutablePointer<UInt8>
+    /// Behind a pointer, so that the list, held as a `let`, needs no exclusive access to change.
+    let count: UnsafeMutablePointer<Int>
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        offsets = .allocate(capacity: capacity)
+        offsets.initialize(repeating: 0, count: capacity)
+        sizes = .allocate(capacity: capacity)
+        sizes.initialize(repeating: 0, count: capacity)
+        bytes = .allocate(capacity: capacity * 4)
+        bytes.initialize(repeating: 0, count: capacity * 4)
+        count = .allocate(capacity: 1)
+        count.initialize(to: 0)
+    }
+
+    func free() {
+        offsets.deallocate()
+        sizes.deallocate()
+        bytes.deallocate()
+        count.deallocate()
+    }
+
+    /// Adds an event (dropped when the list is full: 256 events between two jobs).
+    @inline(__always)
+    func append(offset: Int, bytes source: UnsafePointer<UInt8>, count size: Int) {
+        let index = count.pointee
+        guard index < capacity else { return }
+        offsets[index] = offset
+        sizes[index] = size
+        for k in 0..<min(4, size) { bytes[index * 4 + k] = source[k] }
+        count.pointee = index + 1
+    }
+
+    /// Replaces this list's events with `other`'s and empties `other`.
+    @inline(__always)
+    func take(from other: MIDIEventList) {
+        let n = other.count.pointee
+        for index in 0..<n {
+            offsets[index] = other.offsets[index]
+            sizes[index] = other.sizes[index]
+            for k in 0..<4 { bytes[index * 4 + k] = other.bytes[index * 4 + k] }
+        }
+        count.pointee = n
+        other.count.pointee = 0
+    }
 }
