@@ -51,7 +51,7 @@ OPTIONS
   --midi-connect RE connect the MIDI output ports matching RE to `control` (implies --midi)
   --osc PORT        answer OSC on UDP PORT (/repeater/play, /repeater/a, … see the README)
   --render-ahead N  render N periods ahead on a real-time helper thread (0: in the
-                    process callback; auto, the default: 1 on a real-time server, else 0)
+                    process callback; auto, the default: 2 on a real-time server, else 0)
   --reconnect       when the JACK server goes away, wait for it and play on where it stopped
   --start-server    start a private jackd (ALSA with a sound card, else the dummy
                     backend) and stop it on exit

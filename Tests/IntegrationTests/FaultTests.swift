@@ -122,7 +122,7 @@ extension JackSuites {
         }
 
         @Test("the buffer size changed while a loop plays (64 → 1024 → 4096 → 256), in the callback and rendering ahead: the capture stays exact, every seam a reported wrap",
-              arguments: [0, 1])
+              arguments: [0, 1, 2])
         func bufferSizeChangesExact(renderAhead: Int) throws {
             // On a real-time server: without it a 64-frame period (1.3 ms) is more than unprioritized
             // threads keep up with, and the graph xruns (jackd: "client = cap was not finished").

@@ -44,7 +44,7 @@ extension JackSuites {
     @Suite("Playing along: MIDI pedal, JACK transport, OSC")
     struct StudioTests {
         @Test("a MIDI pedal: CC 65 and note 62 set A and B at the exact frames heard at the presses, CC 64 pauses at its frame (a period later when rendering ahead), garbage is counted and ignored",
-              arguments: [0, 1])
+              arguments: [0, 1, 2])
         func midiPedal(renderAhead: Int) throws {
             let ahead = renderAhead * 256  // what the engine renders ahead of the ports acts that much later
             let server = try TestServer(realtime: renderAhead > 0)  // (a helper thread needs real-time priority)
@@ -142,7 +142,7 @@ extension JackSuites {
         }
 
         @Test("the JACK transport: follow waits silently, plays from the very cycle it rolls and fades at the cycle it stops (a period later when rendering ahead); drive starts and stops it with play and pause",
-              arguments: [0, 1])
+              arguments: [0, 1, 2])
         func transport(renderAhead: Int) throws {
             let ahead = renderAhead * 256
             let server = try TestServer(realtime: renderAhead > 0)  // (a helper thread needs real-time priority)

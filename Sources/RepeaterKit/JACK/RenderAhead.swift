@@ -38,6 +38,10 @@ public final class RenderAhead: @unchecked Sendable {
     private let jobRequested = Atomic<Int>(0)
     private let jobDone = Atomic<Int>(0)
     private var jobFrames = 0
+    /// The period the job was posted in: a job of several periods (catching up after one that
+    /// overran) commits each period to the FIFO as soon as it is rendered, so the callback can take
+    /// the first while the helper renders the next.
+    private var jobChunk = 256
     private var jobRolling = true
     /// The MIDI events handed to the running job (written by the callback only between jobs).
     private let jobMIDI: MIDIEventList
@@ -142,6 +146,7 @@ public final class RenderAhead: @unchecked Sendable {
         jobMIDI.take(from: pendingMIDI)
         let queued = fifoIndices.readableCount()
         jobFrames = max(0, depth * frameCount - queued)
+        jobChunk = max(1, frameCount)
         engine.controls.aheadFrames.store(queued + frameCount, ordering: .relaxed)
         jobRequested.add(1, ordering: .releasing)
         sem_post(wake)
@@ -161,7 +166,7 @@ public final class RenderAhead: @unchecked Sendable {
                 // (events longer than 4 bytes are kept by their length only: the engine ignores them)
                 engine.receiveMIDI(offset: jobMIDI.offsets[index], bytes: jobMIDI.bytes + index * 4, count: jobMIDI.sizes[index])
             }
-            renderIntoFIFO(jobFrames)
+            renderIntoFIFO(jobFrames, chunk: jobChunk)
             if jobFrames > 0 { load.record(busyMicroseconds: Int(jack_get_time() &- started), frames: jobFrames) }
             repeater_rtprobe_leave()
             jobDone.store(requested, ordering: .releasing)
@@ -170,10 +175,10 @@ public final class RenderAhead: @unchecked Sendable {
 
     /// The engine's owner (producer): renders `frameCount` frames onto the FIFO's end.
     @inline(__always)
-    private func renderIntoFIFO(_ frameCount: Int) {
+    private func renderIntoFIFO(_ frameCount: Int, chunk: Int = Int.max) {
         var done = 0
         while done < frameCount {
-            let n = min(min(frameCount - done, scratchFrames), fifoIndices.writableCount())
+            let n = min(min(frameCount - done, chunk), min(scratchFrames, fifoIndices.writableCount()))  // (two at a time: the variadic min allocates its array)
             if n <= 0 { return }
             engine.render(frameCount: n, outputs: UnsafePointer(scratch))
             let position = fifoIndices.producerPosition()
