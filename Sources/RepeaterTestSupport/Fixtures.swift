@@ -65,3 +65,20 @@ public func power(of frequency: Double, in samples: ArraySlice<Float>, sampleRat
     }
     return s1 * s1 + s2 * s2 - coefficient * s1 * s2
 }
+
+/// The longest run of frames where the signal's envelope (the largest |x| within ±`halfWindow`
+/// frames: longer than a period of the tone) stays below `threshold`, within `range`.
+public func longestQuietRun(_ samples: [Float], threshold: Float, halfWindow: Int = 120, in range: Range<Int>) -> (length: Int, at: Int) {
+    var longest = (0, 0), run = 0
+    for n in range {
+        var peak: Float = 0
+        for k in max(0, n - halfWindow)...min(samples.count - 1, n + halfWindow) { peak = max(peak, abs(samples[k])) }
+        if peak < threshold {
+            run += 1
+            if run > longest.0 { longest = (run, n - run + 1) }
+        } else {
+            run = 0
+        }
+    }
+    return longest
+}

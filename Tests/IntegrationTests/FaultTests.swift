@@ -204,13 +204,7 @@ extension JackSuites {
             let left = try leftChannel(scratch.file("capture.wav"))
             let first = try #require(left.firstIndex { abs($0) > 0.01 })
             let last = try #require(left.lastIndex { abs($0) > 0.01 })
-            var longest = 0, run = 0
-            for n in (first + 600)..<(last - 600) {
-                var peak: Float = 0
-                for k in (n - 120)...(n + 120) { peak = max(peak, abs(left[k])) }
-                run = peak < 0.05 ? run + 1 : 0
-                longest = max(longest, run)
-            }
+            let longest = longestQuietRun(left, threshold: 0.05, in: (first + 600)..<(last - 600)).length
             #expect(longest <= 96, "a hole of \(longest) frames")
             let status = jsonLines(outcome.stdout).last { $0["state"] != nil } ?? [:]
             #expect(status["underruns"] as? Int == 0, "\(status)")

@@ -95,13 +95,7 @@ extension JackSuites {
             #expect(outcome.status == 0, "\(outcome.stderr)")
             let first = try #require(left.firstIndex { abs($0) > 0.01 })
             let last = try #require(left.lastIndex { abs($0) > 0.01 })
-            var longest = 0, run = 0
-            for n in (first + 600)..<(last - 600) {
-                var peak: Float = 0
-                for k in (n - 120)...(n + 120) { peak = max(peak, abs(left[k])) }
-                run = peak < 0.05 ? run + 1 : 0
-                longest = max(longest, run)
-            }
+            let longest = longestQuietRun(left, threshold: 0.05, in: (first + 600)..<(last - 600)).length
             #expect(longest <= 96, "a hole of \(longest) frames")
             #expect(outcome.stdout.split(separator: "\n").last { $0.hasPrefix("{\"state\"") }?.contains("\"underruns\":0") == true)
         }

@@ -325,13 +325,7 @@ extension JackSuites {
             let last = try #require(left.lastIndex { abs($0) > 0.01 })
             // From the first sound to the last (the fades of start and quit excluded), the envelope
             // over a tone period never falls below 10 % of the level for more than 2 ms.
-            var longest = 0, run = 0
-            for n in stride(from: first + 600, to: last - 600, by: 1) {
-                var peak: Float = 0
-                for k in (n - 120)...(n + 120) { peak = max(peak, abs(left[k])) }
-                run = peak < 0.05 ? run + 1 : 0
-                longest = max(longest, run)
-            }
+            let longest = longestQuietRun(left, threshold: 0.05, in: (first + 600)..<(last - 600)).length
             #expect(longest <= 96, "a hole of \(longest) frames")
             let status = outcome.stdout.split(separator: "\n").last { $0.hasPrefix("{\"state\"") } ?? ""
             #expect(status.contains("\"underruns\":0"), "\(status)")

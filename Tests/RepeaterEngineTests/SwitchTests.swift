@@ -1,5 +1,6 @@
 import Foundation
 import RepeaterEngine
+import RepeaterTestSupport
 import Testing
 
 /// Keeps a primed stretcher queued as the player's `StretcherSupply` does: of the kind the targets
@@ -35,23 +36,6 @@ final class TestSupply {
             pointer.deallocate()
         }
     }
-}
-
-/// The longest run of frames where the signal's envelope (the largest |x| within ±`halfWindow`
-/// frames: longer than a period of the tone) stays below `threshold`, within `range`.
-func longestQuietRun(_ samples: [Float], threshold: Float, halfWindow: Int = 120, in range: Range<Int>) -> (length: Int, at: Int) {
-    var longest = (0, 0), run = 0
-    for n in range {
-        var peak: Float = 0
-        for k in max(0, n - halfWindow)...min(samples.count - 1, n + halfWindow) { peak = max(peak, abs(samples[k])) }
-        if peak < threshold {
-            run += 1
-            if run > longest.0 { longest = (run, n - run + 1) }
-        } else {
-            run = 0
-        }
-    }
-    return longest
 }
 
 /// A steady 220 Hz tone at amplitude 0.5 on every channel.
