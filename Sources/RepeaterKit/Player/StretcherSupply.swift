@@ -22,7 +22,12 @@ public final class StretcherSupply {
     /// speed 1 when the engine is in bypass (it pre-rolls the fresh one at the speed that plays, and
     /// glides after the crossfade), else at the targets (a start, a seek, a change of kind).
     public func service() {
-        while let bits = engine.usedStretchers.pop() { free(bits) }
+        var freed = false
+        while let bits = engine.usedStretchers.pop() {
+            free(bits)
+            freed = true
+        }
+        if freed { Allocator.giveBackFreePages() }
         let speed = engine.controls.speed.load(ordering: .relaxed)
         let pitch = engine.controls.pitchSemitones.load(ordering: .relaxed)
         let base = engine.configuration.baseRate
