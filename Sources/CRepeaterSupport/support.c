@@ -69,13 +69,3 @@ int repeater_signal_take(void) {
     pending_signal = 0;
     return sig;
 }
-
-#include <malloc.h>
-
-int repeater_malloc_pin_mmap_threshold(int bytes) {
-    return mallopt(M_MMAP_THRESHOLD, bytes);
-}
-
-void repeater_malloc_trim(void) {
-    malloc_trim(0);
-}

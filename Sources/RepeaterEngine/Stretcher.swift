@@ -30,8 +30,11 @@ public struct Stretcher: ~Copyable, @unchecked Sendable {
     public let pitchConsistent: Bool
     /// The most frames one `process` call takes.
     public let maxProcessFrames = 8192
-    /// Rubber Band's preferred start pad: the history its analysis wants before a frame.
-    public let startPad: Int
+    /// Rubber Band's preferred start pad: the history its analysis wants before a frame (it scales
+    /// with the pitch).
+    public private(set) var startPad: Int
+    /// The pitches the resampler's tables are prepared for.
+    private let pitchRange: ClosedRange<Double>
     private let state: OpaquePointer
     private let inputs: UnsafeMutablePointer<UnsafePointer<Float>?>
     private let outputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
@@ -58,9 +61,19 @@ public struct Stretcher: ~Copyable, @unchecked Sendable {
         outputs = .allocate(capacity: channelCount)
         dropScratch = .allocate(capacity: maxProcessFrames * channelCount)
         dropScratch.initialize(repeating: 0, count: maxProcessFrames * channelCount)
+        startPad = 0
+        dropRemaining = 0
+        self.pitchRange = pitchRange
+        rearm(timeRatio: timeRatio, pitchScale: pitchScale)
+    }
+
+    /// Control thread: the warm-up and start, run by `init` on a new stretcher and again on a used
+    /// one, which then renders exactly what a new one renders (tested) without allocating anew.
+    public mutating func rearm(timeRatio: Double, pitchScale: Double) {
         // Visit the extremes once so that no later ratio change has to grow a buffer.
         for ratio in [4.0, 0.25, timeRatio] { rubberband_set_time_ratio(state, ratio) }
         for scale in [4.0, 0.25, Stretcher.pitchScale(pitchScale)] { rubberband_set_pitch_scale(state, scale) }
+        dropScratch.update(repeating: 0, count: maxProcessFrames * channelCount)  // (silence: the drops write audio into it)
         // Run Rubber Band over silence here, then reset it: 3.1.2 allocates on its first chunks
         // (analysis and resampler state) and keeps that memory through a reset, so the audio thread's
         // chunks find it ready.
@@ -84,6 +97,7 @@ public struct Stretcher: ~Copyable, @unchecked Sendable {
         self.timeRatio = timeRatio
         self.pitchScale = pitchScale
         // The start pad: silence, so that the first real input frame is not faded in.
+        dropScratch.update(repeating: 0, count: maxProcessFrames * channelCount)
         let pad = Int(rubberband_get_preferred_start_pad(state))
         startPad = pad
         var padded = 0

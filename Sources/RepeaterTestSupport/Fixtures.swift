@@ -34,6 +34,16 @@ public func writeRamp(path: String, frames: Int, channels: Int, rate: Int = 4800
     writer.close()
 }
 
+/// Writes a mono 48 kHz sine of `frequency` Hz, `seconds` long, at amplitude 0.5; returns its samples.
+@discardableResult
+public func writeSine(path: String, frequency: Double, seconds: Double) throws -> [Float] {
+    let writer = try AudioFileWriter(path: path, format: .wav, sampleRate: 48_000, channelCount: 1)
+    let sine = (0..<Int(seconds * 48_000)).map { Float(0.5 * sin(2 * Double.pi * frequency * Double($0) / 48_000)) }
+    try sine.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frameCount: sine.count) }
+    writer.close()
+    return sine
+}
+
 /// Reads a whole file as interleaved floats.
 public func readAll(_ path: String) throws -> (info: AudioFileInfo, samples: [Float]) {
     let file = try AudioFile(path: path)

@@ -41,16 +41,7 @@ func runSystem(arguments: [String]) throws(RepeaterError) {
     let duration = Double(audioSeconds) / 48_000
     let server = try JackServerProcess(name: "repeater-bench", backend: .dummy(sampleRate: 48_000, period: 256), realtime: true)
     defer { server.stop() }
-    // Ctrl-C or SIGTERM: the private server is stopped cleanly (one SIGTERM and a wait), never left.
-    _ = repeater_signals_install()
-    let watcher = Thread {
-        var fd = pollfd(fd: repeater_signal_fd(), events: Int16(POLLIN), revents: 0)
-        while poll(&fd, 1, -1) <= 0 || repeater_signal_take() == 0 {}
-        FileHandle.standardError.write(Data("repeater-bench: stopping the private server\n".utf8))
-        server.stop()
-        exit(130)
-    }
-    watcher.start()
+    stopOnSignal(server)
     let environment = ["JACK_NO_START_SERVER": "1", "JACK_DEFAULT_SERVER": server.name]
     let mpv = FileManager.default.isExecutableFile(atPath: "/usr/bin/mpv") ? "/usr/bin/mpv" : nil
     print("repeater-bench system: \(String(format: "%.0f", duration)) s stereo 48 kHz, speed \(speed), \(rounds) round(s), on a private real-time jackd (jackd -R, dummy, 48 kHz, 256 frames)")
@@ -99,6 +90,19 @@ func runSystem(arguments: [String]) throws(RepeaterError) {
         if let read = CallbackStats(path: statsPath) { edits[withEdits ? "with" : "without"] = read }
     }
     printTable(table: table, stats: stats, idle: idle, edits: edits, speed: speed, duration: duration, mpv: mpv != nil, editSeconds: editSeconds)
+}
+
+/// Ctrl-C or SIGTERM: the private server is stopped cleanly (one SIGTERM and a wait), never left.
+func stopOnSignal(_ server: JackServerProcess) {
+    _ = repeater_signals_install()
+    let watcher = Thread {
+        var fd = pollfd(fd: repeater_signal_fd(), events: Int16(POLLIN), revents: 0)
+        while poll(&fd, 1, -1) <= 0 || repeater_signal_take() == 0 {}
+        FileHandle.standardError.write(Data("repeater-bench: stopping the private server\n".utf8))
+        server.stop()
+        exit(130)
+    }
+    watcher.start()
 }
 
 /// What `REPEATER_CALLBACK_STATS` holds.

@@ -6,18 +6,23 @@
 //   repeater-bench system [--seconds 60] [--rounds 2] [--rate 0.75] [--file F] [--edits-seconds 10]
 //       whole programs on a private real-time jackd: librubberband alone, repeater, mpv (CPU,
 //       stretching's own cost, ratios), the callback's mean/p99.9/worst, xruns, live edits.
+//   repeater-bench memory [--minutes 5] [--every 1.5]
+//       two players on a private jackd given the same rate/pitch change every 1.5 s (a stretcher
+//       built and freed each time), one as shipped and one with glibc's allocator at its defaults:
+//       their memory (RSS, own, JACK's shared segment) every 30 s and its growth after a minute.
 //   repeater-bench bare FILE --rate R --engine finer|faster [--consistent]
 //       librubberband alone over FILE (the system bench runs it as a child to measure its CPU).
 import Foundation
 import RepeaterKit
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-let mode = arguments.first.flatMap { ["engine", "system", "bare"].contains($0) ? $0 : nil } ?? "engine"
+let mode = arguments.first.flatMap { ["engine", "system", "bare", "memory"].contains($0) ? $0 : nil } ?? "engine"
 if arguments.first == mode { arguments.removeFirst() }
 do throws(RepeaterError) {
     switch mode {
     case "system": try runSystem(arguments: arguments)
     case "bare": try runBare(arguments: arguments)
+    case "memory": try runMemory(arguments: arguments)
     default:
         var seconds = 60.0
         if let index = arguments.firstIndex(of: "--seconds"), index + 1 < arguments.count, let value = Double(arguments[index + 1]) {

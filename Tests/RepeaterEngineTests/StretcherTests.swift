@@ -8,6 +8,12 @@ import Testing
 func stretch(_ input: [Float], kind: Stretcher.Kind, timeRatio: Double, pitchScale: Double, outputFrames: Int,
              countRealTime: Bool = false, change: ((inout Stretcher, Int) -> Void)? = nil) -> [Float] {
     var stretcher = Stretcher(kind: kind, sampleRate: 48_000, channelCount: 1, timeRatio: timeRatio, pitchScale: pitchScale)
+    return stretch(input, with: &stretcher, outputFrames: outputFrames, countRealTime: countRealTime, change: change)
+}
+
+/// The same through a stretcher made (or re-armed) by the caller.
+func stretch(_ input: [Float], with stretcher: inout Stretcher, outputFrames: Int,
+             countRealTime: Bool = false, change: ((inout Stretcher, Int) -> Void)? = nil) -> [Float] {
     let feed = UnsafeMutablePointer<Float>.allocate(capacity: 8192)
     let out = UnsafeMutablePointer<Float>.allocate(capacity: 256)
     var feedPointer = feed, outPointer = out
@@ -110,6 +116,46 @@ struct StretcherTests {
         // 3.1.2 allocates resampler state on its first real chunk: `Stretcher.init` runs that chunk
         // (on silence) on the constructing thread, so none is left for the audio thread.
         #expect(counts.allocs == 0 && counts.frees == 0 && counts.locks == 0, "allocs \(counts.allocs) frees \(counts.frees)")
+    }
+}
+
+@Suite("Rubber Band stretchers reused")
+struct StretcherReuseTests {
+    /// The supply keeps used stretchers and re-arms them instead of building new ones (memory stays
+    /// as it is, and no page the audio thread touches is new). A re-armed stretcher must be a new one
+    /// in all but its allocations: the same output, sample for sample, after it ran another signal at
+    /// other ratios (a speed sweep, and pitch jumps); and re-arming keeps no new memory.
+    @Test("a re-armed stretcher renders exactly what a new one renders, and re-arming keeps no new memory", arguments: Stretcher.Kind.allCases, [false, true])
+    func rearmedIsNew(kind: Stretcher.Kind, consistent: Bool) {
+        let pitch = consistent ? pow(2, 3 / 12.0) : 1
+        var fresh = Stretcher(kind: kind, sampleRate: 48_000, channelCount: 1, timeRatio: 1 / 0.8, pitchScale: pitch,
+                              pitchConsistent: consistent)
+        let expected = stretch(StretcherTests.sine, with: &fresh, outputFrames: 2 * 48_000)
+        var used = Stretcher(kind: kind, sampleRate: 48_000, channelCount: 1, timeRatio: 1 / 1.3, pitchScale: 1,
+                             pitchConsistent: consistent)
+        let other = (0..<48_000).map { (n: Int) -> Float in
+            let t = Double(n)
+            return Float(sin(t * 0.37) * 0.2 + sin(t * 0.0123) * 0.3)
+        }
+        _ = stretch(other, with: &used, outputFrames: 48_000) { stretcher, cycle in
+            let speed = 0.6 + Double(cycle % 50) / 50
+            let shift: Double = consistent ? pow(2, Double(cycle % 7 - 3) / 12) : 1
+            stretcher.setRatios(time: 1 / speed, pitch: shift)
+        }
+        rtcheck_thread_reset()
+        rtcheck_enter()
+        used.rearm(timeRatio: 1 / 0.8, pitchScale: pitch)
+        rtcheck_leave()
+        let counts = rtcheck_thread_counts()
+        if rtcheck_available() == 1 {
+            // Nothing kept: Rubber Band's reconfiguration frees every temporary it allocates (8–13 on
+            // the control thread); the buffers it had are the buffers it uses.
+            #expect(counts.allocs == counts.frees, "re-arming allocated \(counts.allocs) times and freed \(counts.frees)")
+        }
+        let reused = stretch(StretcherTests.sine, with: &used, outputFrames: 2 * 48_000)
+        let differing = zip(expected, reused).filter { $0 != $1 }.count
+        let first = expected.indices.first { expected[$0] != reused[$0] } ?? -1
+        #expect(reused.count == expected.count && differing == 0, "\(kind), consistent \(consistent): \(differing) samples differ, the first at \(first)")
     }
 }
 

@@ -89,10 +89,7 @@ struct StretchRenderTests {
     func rate() throws {
         let scratch = ScratchDirectory()
         let input = scratch.file("sine.wav")
-        let writer = try AudioFileWriter(path: input, format: .wav, sampleRate: 48_000, channelCount: 1)
-        let sine = (0..<(4 * 48_000)).map { Float(0.5 * sin(2 * Double.pi * 440 * Double($0) / 48_000)) }
-        try sine.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frameCount: sine.count) }
-        writer.close()
+        let sine = try writeSine(path: input, frequency: 440, seconds: 4)
         var options = RenderOptions(inputPath: input, outputPath: scratch.file("slow.wav"))
         options.sound.speed = 0.5
         let frames = try OfflineRenderer(options: options).run()

@@ -28,13 +28,6 @@ int repeater_signal_fd(void);
 /// The first signal received since the last call (0 if none); drains the pipe.
 int repeater_signal_take(void);
 
-// ---- Memory -----------------------------------------------------------------------------------
-/// Pins glibc's mmap threshold at `bytes` (which also stops glibc from moving it): blocks this
-/// large are mapped and returned to the system when freed. Returns 1 when glibc took it.
-int repeater_malloc_pin_mmap_threshold(int bytes);
-/// Gives the free pages inside the heap back to the system (glibc's malloc_trim(0)).
-void repeater_malloc_trim(void);
-
 #ifdef __cplusplus
 }
 #endif

@@ -41,7 +41,6 @@ public final class Player {
     /// Opens the session and the file and checks the options; nothing touches JACK and nothing is
     /// written yet (a session that cannot be read is an error and stays as it is).
     public init(options: PlayOptions) throws(RepeaterError) {
-        Allocator.returnLargeBlocks()
         self.options = options
         let plan = try SessionPlan.resolve(options)
         file = try AudioFile(path: plan.audioPath)

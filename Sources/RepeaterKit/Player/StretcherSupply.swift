@@ -2,13 +2,28 @@ import Foundation
 import RepeaterEngine
 
 /// The control thread's side of the stretcher hand-off: keeps one primed stretcher queued for the
-/// engine while speed or pitch ask for one, and frees the ones the engine hands back. (Creating a
-/// Rubber Band stretcher allocates heavily and priming it takes a few milliseconds: never on the
-/// audio thread.)
+/// engine while speed or pitch ask for one, and takes back the ones the engine is done with.
+/// (Creating a Rubber Band stretcher allocates heavily and priming it takes a few milliseconds:
+/// never on the audio thread.)
+///
+/// Used stretchers are kept and re-armed (`Stretcher.rearm`: the same output as a new one, sample for
+/// sample, tested) rather than freed and built again. Building one per rate or pitch change made the
+/// allocator's heap creep up for minutes, and handing out freshly mapped memory meant the audio
+/// thread's first touches of it were page faults. Kept, the few stretchers a run needs are built
+/// once and memory stays where it is (README, *When things go wrong*).
 public final class StretcherSupply {
     public let kind: Stretcher.Kind
     private let engine: Engine
     private let sampleRate: Int
+    /// Used stretchers waiting to be re-armed, at most `sparesPerFlavour` of each (plain and
+    /// pitch-consistent): the engine never holds more than a running one and an incoming one.
+    private var spares: [UnsafeMutablePointer<Stretcher>] = []
+    private let sparesPerFlavour = 2
+    /// `REPEATER_STRETCHER_REUSE=0` frees used stretchers and builds each one new, as before:
+    /// `repeater-bench memory`'s baseline in the same run.
+    private let reuse = ProcessInfo.processInfo.environment["REPEATER_STRETCHER_REUSE"] != "0"
+    /// Stretchers built, and used ones re-armed, so far.
+    public private(set) var built = 0, rearmed = 0
 
     public init(engine: Engine, kind: Stretcher.Kind, sampleRate: Int) {
         self.engine = engine
@@ -16,36 +31,51 @@ public final class StretcherSupply {
         self.sampleRate = sampleRate
     }
 
-    /// Control thread, often (each loop turn): frees used stretchers; queues a fresh one when the
-    /// targets need stretching and none is queued: with Rubber Band's PitchHighConsistency only when
-    /// the pitch moves or the file's rate differs (a speed-only stretcher costs 20–40 % less), at
-    /// speed 1 when the engine is in bypass (it pre-rolls the fresh one at the speed that plays, and
-    /// glides after the crossfade), else at the targets (a start, a seek, a change of kind).
+    /// Control thread, often (each loop turn): takes back used stretchers; queues a primed one when
+    /// the targets need stretching and none is queued: with Rubber Band's PitchHighConsistency only
+    /// when the pitch moves or the file's rate differs (a speed-only stretcher costs 20–40 % less),
+    /// at speed 1 when the engine is in bypass (it pre-rolls the fresh one at the speed that plays,
+    /// and glides after the crossfade), else at the targets (a start, a seek, a change of kind).
     public func service() {
-        var freed = false
-        while let bits = engine.usedStretchers.pop() {
-            free(bits)
-            freed = true
-        }
-        if freed { Allocator.giveBackFreePages() }
+        while let bits = engine.usedStretchers.pop() { takeBack(bits) }
         let speed = engine.controls.speed.load(ordering: .relaxed)
         let pitch = engine.controls.pitchSemitones.load(ordering: .relaxed)
         let base = engine.configuration.baseRate
         guard speed != 1 || pitch != 0 || base != 1, engine.freshStretchers.count == 0 else { return }
         let consistent = pitch != 0 || base != 1
         let atTargets = engine.status.stretching.load(ordering: .relaxed) || engine.status.cycles.load(ordering: .relaxed) == 0
-        let stretcher = UnsafeMutablePointer<Stretcher>.allocate(capacity: 1)
-        stretcher.initialize(to: Stretcher(kind: kind, sampleRate: sampleRate, channelCount: engine.channelCount,
-                                           timeRatio: atTargets ? 1 / (base * speed) : 1,
-                                           pitchScale: atTargets ? base * pitchScale(semitones: consistent ? pitch : 0) : 1,
-                                           pitchConsistent: consistent, pitchRange: (base * 0.25)...(base * 4)))
-        if !engine.freshStretchers.push(UInt(bitPattern: stretcher)) { free(UInt(bitPattern: stretcher)) }
+        let timeRatio = atTargets ? 1 / (base * speed) : 1
+        let pitchScale = atTargets ? base * pitchScale(semitones: consistent ? pitch : 0) : 1
+        let stretcher: UnsafeMutablePointer<Stretcher>
+        if let index = spares.firstIndex(where: { $0.pointee.pitchConsistent == consistent }) {
+            stretcher = spares.remove(at: index)
+            stretcher.pointee.rearm(timeRatio: timeRatio, pitchScale: pitchScale)
+            rearmed += 1
+        } else {
+            stretcher = .allocate(capacity: 1)
+            stretcher.initialize(to: Stretcher(kind: kind, sampleRate: sampleRate, channelCount: engine.channelCount,
+                                               timeRatio: timeRatio, pitchScale: pitchScale,
+                                               pitchConsistent: consistent, pitchRange: (base * 0.25)...(base * 4)))
+            built += 1
+        }
+        if !engine.freshStretchers.push(UInt(bitPattern: stretcher)) { takeBack(UInt(bitPattern: stretcher)) }
     }
 
-    /// After the audio thread has stopped: frees whatever is still queued either way.
+    /// After the audio thread has stopped: frees whatever is still queued either way, and the spares.
     public func drain() {
         while let bits = engine.usedStretchers.pop() { free(bits) }
         while let bits = engine.freshStretchers.pop() { free(bits) }
+        while let spare = spares.popLast() { free(UInt(bitPattern: spare)) }
+    }
+
+    private func takeBack(_ bits: UInt) {
+        guard let pointer = UnsafeMutablePointer<Stretcher>(bitPattern: bits) else { return }
+        let flavour = pointer.pointee.pitchConsistent
+        if reuse, spares.count(where: { $0.pointee.pitchConsistent == flavour }) < sparesPerFlavour {
+            spares.append(pointer)
+        } else {
+            free(bits)
+        }
     }
 
     private func free(_ bits: UInt) {
