@@ -69,3 +69,9 @@ int repeater_signal_take(void) {
     pending_signal = 0;
     return sig;
 }
+
+#include <malloc.h>
+
+void repeater_malloc_trim(void) {
+    malloc_trim(0);
+}

@@ -28,6 +28,11 @@ int repeater_signal_fd(void);
 /// The first signal received since the last call (0 if none); drains the pipe.
 int repeater_signal_take(void);
 
+// ---- Memory -----------------------------------------------------------------------------------
+/// Gives the free memory the allocator holds back to the system (glibc's malloc_trim(0)). Only
+/// for threads that are not real-time: it walks every arena under its lock.
+void repeater_malloc_trim(void);
+
 #ifdef __cplusplus
 }
 #endif
