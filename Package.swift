@@ -39,7 +39,7 @@ let package = Package(
         // Fixtures shared by the test targets.
         .target(name: "RepeaterTestSupport", dependencies: ["RepeaterKit"]),
         .testTarget(name: "RepeaterEngineTests", dependencies: ["RepeaterEngine", "RepeaterTestSupport", "RTCheck"]),
-        // Golden/ holds files the tests read from the source tree by path (and the README quotes).
+        // Golden/ holds files the tests read from the source tree by path (and docs/manual.md quotes).
         .testTarget(name: "RepeaterKitTests", dependencies: ["RepeaterKit", "RepeaterTestSupport", "RTCheck"], exclude: ["Golden"]),
         .testTarget(name: "IntegrationTests", dependencies: ["RepeaterEngine", "RepeaterKit", "RepeaterTestSupport", "repeater", "repeater-capture"]),
     ]

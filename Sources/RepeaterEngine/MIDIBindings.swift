@@ -10,7 +10,7 @@ public struct MIDIBindings: ~Copyable, @unchecked Sendable {
     public static let tableSize = 3 * 128
     private let entries: UnsafeMutablePointer<Atomic<UInt8>>
 
-    /// The default map (README: *Playing along*): CC 64 play/pause, CC 65 "A/B here", CC 66 loop
+    /// The default map (docs/manual.md: *Playing along*): CC 64 play/pause, CC 65 "A/B here", CC 66 loop
     /// on/off, CC 67 back to A; notes 60, 62, 64, 65 the same; any program change n selects named
     /// loop n + 1.
     public init() {

@@ -13,7 +13,7 @@ import CRubberBand
 ///
 /// The library's calls are wrapped in `_unsafePerformance`: the compiler cannot see into C, and
 /// Rubber Band documents them as real-time safe in real-time mode (allocation-free in steady state,
-/// measured by the tests; 3.1.2's resampler allocates on a new pitch ratio, see the README).
+/// measured by the tests; 3.1.2's resampler allocates on a new pitch ratio, see docs/manual.md, *Speed and pitch*).
 public struct Stretcher: ~Copyable, @unchecked Sendable {
     public enum Kind: String, Sendable, CaseIterable {
         /// R3: higher quality, 2.5–3x the CPU.

@@ -34,9 +34,9 @@ struct SessionTests {
         #expect(session.trainer == SpeedTrainer(from: 0.6, step: 0.05, every: 3, to: 1, stepIndex: 2, passes: 1))
     }
 
-    @Test("the README shows the documented example exactly")
-    func readmeShowsGolden() throws {
-        let readme = try String(contentsOfFile: repositoryRoot + "/README.md", encoding: .utf8)
+    @Test("the manual shows the documented example exactly")
+    func manualShowsGolden() throws {
+        let readme = try String(contentsOfFile: repositoryRoot + "/docs/manual.md", encoding: .utf8)
         let text = try String(contentsOfFile: Self.golden, encoding: .utf8)
         #expect(readme.contains("```json\n" + text + "```"))
     }

@@ -1,7 +1,7 @@
 import Foundation
 import RepeaterEngine
 
-/// `--status json`: one JSON object per line on stdout, periodic status and events (README: *JSON
+/// `--status json`: one JSON object per line on stdout, periodic status and events (docs/manual.md: *JSON
 /// status*). Notes go to stderr, as lines for people.
 public final class JSONSink: OutputSink {
     private let out: StdoutWriter

@@ -1,7 +1,7 @@
 import Foundation
 import RepeaterEngine
 
-/// The full-screen view on a terminal (README: *The screen*): redrawn at every status window and at
+/// The full-screen view on a terminal (docs/manual.md: *The screen*): redrawn at every status window and at
 /// once after a key, a note or an error.
 public final class ScreenSink: OutputSink {
     private let painter: ScreenPainter

@@ -55,7 +55,7 @@ public enum ControlCommand: Equatable, Sendable {
     case quit
     case help
 
-    /// The commands of the stdin protocol, for error messages and the README.
+    /// The commands of the stdin protocol, for error messages and the manual.
     public static let protocolSummary = "play, pause, toggle, seek TIME, a [TIME], b [TIME], loop A-B, loop on, loop off, gap TIME, rate R, pitch S, volume V, pan P, chime [HH:MM], save, loop save NAME, loop NAME, loop delete NAME, loops, trainer FROM:STEP:EVERY:TO | off, transport off|follow|drive, learn ACTION | off, status, quit"
 
     /// Parses one line of the stdin protocol. Throws a one-line error for anything unknown or malformed.

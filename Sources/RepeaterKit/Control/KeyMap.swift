@@ -1,8 +1,8 @@
 import RepeaterEngine
 
-/// The keys on a terminal: the keyboard source's whole vocabulary (README: *Keys*).
+/// The keys on a terminal: the keyboard source's whole vocabulary (docs/manual.md: *Keys*).
 public enum KeyMap {
-    /// The keys, as `?` shows them and the README lists them.
+    /// The keys, as `?` shows them and docs/manual.md lists them.
     public static let help = """
     space play/pause · a / b set A / B here · l loop on/off · ←/→ seek 5 s · Home jump to A
     , / . move A 10 ms earlier / later · < / > move B 10 ms earlier / later · t chime the time

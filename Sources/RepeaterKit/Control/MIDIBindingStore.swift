@@ -23,8 +23,7 @@ public final class MIDIBindingStore {
 
     /// `$XDG_CONFIG_HOME/repeater/midi.json`, or `~/.config/repeater/midi.json`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") { return config + "/repeater/midi.json" }
-        return (environment["HOME"] ?? NSHomeDirectory()) + "/.config/repeater/midi.json"
+        Folders.config(environment) + "/midi.json"
     }
 
     /// Reads `path` when it exists and applies it over the defaults in the engine's table. A file

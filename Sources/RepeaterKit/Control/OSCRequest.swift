@@ -17,7 +17,7 @@ public enum OSCRequest: Equatable, Sendable {
     /// `/repeater/unsubscribe [i port]`: nil stops everything sent to the sender's host.
     case unsubscribe(port: Int?)
 
-    /// The namespace (README: *Playing along*).
+    /// The namespace (docs/manual.md: *Playing along*).
     public static let paths = [
         "/repeater/play", "/repeater/pause", "/repeater/toggle", "/repeater/seek f", "/repeater/a [f]", "/repeater/b [f]",
         "/repeater/loop ff", "/repeater/loop/on", "/repeater/loop/off", "/repeater/loop/select s", "/repeater/rate f",

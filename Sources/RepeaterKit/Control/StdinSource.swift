@@ -1,7 +1,7 @@
 import Foundation
 import RepeaterEngine
 
-/// Standard input as a source: keys on a terminal (`KeyMap`), else the line protocol (README:
+/// Standard input as a source: keys on a terminal (`KeyMap`), else the line protocol (docs/manual.md:
 /// *Stdin protocol*). It only turns bytes into commands for the dispatcher.
 final class StdinSource {
     enum Outcome {

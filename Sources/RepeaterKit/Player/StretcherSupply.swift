@@ -10,7 +10,7 @@ import RepeaterEngine
 /// sample, tested) rather than freed and built again. Building one per rate or pitch change made the
 /// allocator's heap creep up for minutes, and handing out freshly mapped memory meant the audio
 /// thread's first touches of it were page faults. Kept, the few stretchers a run needs are built
-/// once and memory stays where it is (README, *When things go wrong*).
+/// once and memory stays where it is (docs/troubleshooting.md).
 public final class StretcherSupply {
     public let kind: Stretcher.Kind
     private let engine: Engine

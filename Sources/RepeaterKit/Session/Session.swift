@@ -343,11 +343,7 @@ public enum SessionStore {
     /// The folder for sessions kept per audio file: `$XDG_STATE_HOME/repeater/sessions`, by default
     /// `~/.local/state/repeater/sessions`.
     public static func stateFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
-            return state + "/repeater/sessions"
-        }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        return home + "/.local/state/repeater/sessions"
+        Folders.state(environment) + "/sessions"
     }
 
     /// The session file kept for an audio file: its name and a hash of its absolute path, so two

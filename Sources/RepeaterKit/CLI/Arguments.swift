@@ -1,47 +1,62 @@
 import RepeaterEngine
-import RepeaterKit
 
-/// Walks the command line: `--name value`, `--name=value`, flags, and positional arguments.
-struct Arguments {
+/// Walks a command's arguments: `--name value`, `--name=value`, flags, and operands. Every option
+/// is looked up in the command's table (`CommandSpec`): an alias comes back as its long name, and a
+/// name the table does not know is an error, so the parser accepts exactly what `--help` lists.
+public struct Arguments {
     private var remaining: [String]
-    let command: String
+    public let spec: CommandSpec
+    public var command: String { spec.name }
 
-    init(command: String, _ arguments: [String]) {
-        self.command = command
+    public init(_ spec: CommandSpec, _ arguments: [String]) {
+        self.spec = spec
         remaining = arguments
     }
 
-    var isEmpty: Bool { remaining.isEmpty }
+    public var isEmpty: Bool { remaining.isEmpty }
 
-    /// The next argument, split into an option name and an inline `=value` when it is an option.
-    mutating func next() -> (name: String, inlineValue: String?)? {
+    /// The next argument: an option by its long name (with an inline `=value`, if given), or an
+    /// operand as it was written (`-` alone is an operand: stdin).
+    public mutating func next() throws(RepeaterError) -> (name: String, inlineValue: String?)? {
         guard !remaining.isEmpty else { return nil }
         let argument = remaining.removeFirst()
+        guard argument.hasPrefix("-"), argument != "-" else { return (argument, nil) }
+        var name = argument
+        var inline: String?
         if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-            return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
+            name = String(argument[..<equals])
+            inline = String(argument[argument.index(after: equals)...])
         }
-        return (argument, nil)
+        guard let option = spec.option(named: name) else { throw unknown(name) }
+        if inline != nil, !option.takesValue { throw .input("\(name) takes no value; see `repeater \(command) --help`") }
+        return (option.name, inline)
     }
 
     /// The value of option `name`: its inline `=value` or the next argument.
-    mutating func value(for name: String, inline: String?) throws(RepeaterError) -> String {
+    public mutating func value(for name: String, inline: String?) throws(RepeaterError) -> String {
         if let inline { return inline }
         guard !remaining.isEmpty else { throw .input("\(name) needs a value; see `repeater \(command) --help`") }
         return remaining.removeFirst()
     }
 
-    func unknown(_ name: String) -> RepeaterError {
+    public func unknown(_ name: String) -> RepeaterError {
         name.hasPrefix("-")
             ? .input("unknown option '\(name)' for `repeater \(command)`; see `repeater \(command) --help`")
             : .input("unexpected argument '\(name)'; see `repeater \(command) --help`")
     }
+
+    /// An option the table lists that the command's parser does not handle: a programming error,
+    /// reported rather than ignored (a test parses every option of the table).
+    public func unhandled(_ name: String) -> RepeaterError {
+        RepeaterError(.failure, "internal: option \(name) of `repeater \(command)` is listed but not handled")
+    }
 }
 
-func parseTime(_ text: String, option: String) throws(RepeaterError) -> TimeSpec {
+public func parseTime(_ text: String, option: String) throws(RepeaterError) -> TimeSpec {
     do { return try TimeSpec(parsing: text) } catch { throw .input("\(option): \(error.message)") }
 }
 
-func parseNumber(_ text: String, option: String, range: ClosedRange<Double>) throws(RepeaterError) -> Double {
+public func parseNumber(_ text: String, option: String, range: ClosedRange<Double>) throws(RepeaterError) -> Double {
     guard let value = Double(text), range.contains(value) else {
         throw .input("\(option) takes a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
     }
@@ -50,7 +65,7 @@ func parseNumber(_ text: String, option: String, range: ClosedRange<Double>) thr
 
 /// Parses one of the options that shape the sound (shared by `play` and `render`); returns false
 /// when `name` is not one of them.
-func parseSoundOption(_ name: String, inline: String?, _ arguments: inout Arguments, into sound: inout SoundOptions) throws(RepeaterError) -> Bool {
+public func parseSoundOption(_ name: String, inline: String?, _ arguments: inout Arguments, into sound: inout SoundOptions) throws(RepeaterError) -> Bool {
     switch name {
     case "--from": sound.from = try parseTime(try arguments.value(for: name, inline: inline), option: name)
     case "--loop":
@@ -82,7 +97,7 @@ func parseSoundOption(_ name: String, inline: String?, _ arguments: inout Argume
 }
 
 /// Parses `--chime-tempo`, `--gong-low` and `--gong-high` (shared by `play` and `chime`).
-func parseChimeOption(_ name: String, inline: String?, _ arguments: inout Arguments, into chime: inout ChimeOptions) throws(RepeaterError) {
+public func parseChimeOption(_ name: String, inline: String?, _ arguments: inout Arguments, into chime: inout ChimeOptions) throws(RepeaterError) {
     let value = try arguments.value(for: name, inline: inline)
     switch name {
     case "--chime-tempo": chime.tempo = try parseNumber(value, option: name, range: 0.25...4)
