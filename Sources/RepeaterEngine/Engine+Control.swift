@@ -23,6 +23,7 @@ extension Engine {
         case .start:
             held = false
             if !rampingUp { rampPosition = 0 }  // paused or waiting for the transport: silent from the start
+            if loopOn, playhead == loopA, countInBeats > 0 { pendingCountIn = true }
         case .pause: setPlaying(false)
         case .toggle: setPlaying(!wantPlaying)
         case .seek(let frame):
@@ -43,6 +44,9 @@ extension Engine {
         case .gap(let frames): gapFrames = max(0, frames)
         case .chime(let hour, let minute): startChime(hour: hour, minute: minute)
         case .abHere: abHere()
+        case .countIn(let beats, let period):
+            countInBeats = max(0, min(16, beats))
+            countInPeriod = max(0, period)
         }
     }
 

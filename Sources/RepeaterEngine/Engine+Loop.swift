@@ -139,6 +139,7 @@ extension Engine {
         if configuration.seamFadeFrames > 0 { captureSeamTail(from: from) }
         enterHead(slot: slot, at: loopA)
         gapRemaining = gapFrames
+        if countInBeats > 0 { pendingCountIn = true }
         postWrap(count: passes, from: from, to: loopA, streamFrame: outputFrame)
     }
 

@@ -10,6 +10,10 @@ extension Engine {
         var got = 0
         while got < count {
             let outputFrame = streamFrame &+ got
+            if pendingCountIn {
+                pendingCountIn = false
+                startCountIn(key: outputFrame)
+            }
             if gapRemaining > 0 {
                 let n = min(gapRemaining, count - got)
                 silence(outputs, from: offset + got, count: n)
@@ -43,6 +47,7 @@ extension Engine {
             }
             finishSeam(outputs, from: offset + got, count: n, isSilence: false)
             logPulled(outputFrame, sourceFrame: playhead, frameCount: n, isSilence: false)
+            markBeats(from: playhead, count: n, key: outputFrame)
             playhead += n
             got += n
         }

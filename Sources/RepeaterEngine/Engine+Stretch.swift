@@ -440,7 +440,7 @@ extension Engine {
         fadePosition = -1
     }
 
-    // MARK: wrap events
+    // MARK: marks in the stream: wraps and clicks
 
     /// A wrap in the pulled stream: reported now in direct bypass (the output is the stream), else
     /// when the output reaches it (carrying the output frame).
@@ -449,47 +449,61 @@ extension Engine {
             post(.wrap(count: count, from: from, to: to, outputFrame: streamFrame))
             return
         }
-        if pendingWrapCount == pendingWrapCapacity {  // more wraps in flight than fit: report now
-            post(.wrap(count: count, from: from, to: to, outputFrame: renderedFrames))
+        enqueueMark(kind: MarkKind.wrap, count: count, from: from, to: to, index: streamFrame - stretchStreamBase)
+    }
+
+    /// Queues a mark at stream index `index`, to act on when the output reaches it. Marks are queued
+    /// in stream order. When more are in flight than fit, a wrap is reported now and a click dropped.
+    func enqueueMark(kind: Int, count: Int, from: Int, to: Int, index: Int) {
+        if pendingWrapCount == pendingWrapCapacity {
+            if kind == MarkKind.wrap { post(.wrap(count: count, from: from, to: to, outputFrame: renderedFrames)) }
             return
         }
-        let index = (pendingWrapFirst + pendingWrapCount) % pendingWrapCapacity
-        pendingWraps[index * 4] = count
-        pendingWraps[index * 4 + 1] = from
-        pendingWraps[index * 4 + 2] = to
-        pendingWraps[index * 4 + 3] = streamFrame - stretchStreamBase
+        let slot = ((pendingWrapFirst + pendingWrapCount) % pendingWrapCapacity) * markFields
+        pendingWraps[slot] = kind
+        pendingWraps[slot + 1] = count
+        pendingWraps[slot + 2] = from
+        pendingWraps[slot + 3] = to
+        pendingWraps[slot + 4] = index
         pendingWrapCount += 1
     }
 
-    /// Raw output: posts the waiting wraps before stream index `end`; stream index i was played at
+    /// The output has reached the first queued mark, at `outputFrame`: report the wrap or start the click.
+    private func reachFirstMark(outputFrame: Int) {
+        let base = pendingWrapFirst * markFields
+        switch pendingWraps[base] {
+        case MarkKind.wrap:
+            post(.wrap(count: pendingWraps[base + 1], from: pendingWraps[base + 2], to: pendingWraps[base + 3], outputFrame: outputFrame))
+        default:
+            startClick(accent: pendingWraps[base] == MarkKind.accent, outputFrame: outputFrame)
+        }
+        pendingWrapFirst = (pendingWrapFirst + 1) % pendingWrapCapacity
+        pendingWrapCount -= 1
+    }
+
+    /// Raw output: acts on the waiting marks before stream index `end`; stream index i was played at
     /// output frame `outputBase + i`.
     private func postRawWraps(through end: Int, outputBase: Int) {
         while pendingWrapCount > 0 {
-            let base = pendingWrapFirst * 4
-            let index = pendingWraps[base + 3]
+            let index = pendingWraps[pendingWrapFirst * markFields + 4]
             if index >= end { return }
-            post(.wrap(count: pendingWraps[base], from: pendingWraps[base + 1], to: pendingWraps[base + 2], outputFrame: outputBase &+ index))
-            pendingWrapFirst = (pendingWrapFirst + 1) % pendingWrapCapacity
-            pendingWrapCount -= 1
+            reachFirstMark(outputFrame: outputBase &+ index)
         }
     }
 
-    /// Posts the waiting wraps whose input frame the output has reached between input frames
+    /// Acts on the waiting marks whose input frame the output has reached between input frames
     /// `fromInput` and `toInput`, which output frames [outputFrame, …) carried at `step` input
     /// frames per output frame.
     func postReachedWraps(fromInput: Double, toInput: Double, outputFrame: Int, step: Double) {
         while pendingWrapCount > 0 {
-            let base = pendingWrapFirst * 4
-            let input = Double(pendingWraps[base + 3])
+            let input = Double(pendingWraps[pendingWrapFirst * markFields + 4])
             if input >= toInput { return }
             let offset = max(0, Int((input - fromInput) / step + 0.5))
-            post(.wrap(count: pendingWraps[base], from: pendingWraps[base + 1], to: pendingWraps[base + 2], outputFrame: outputFrame + offset))
-            pendingWrapFirst = (pendingWrapFirst + 1) % pendingWrapCapacity
-            pendingWrapCount -= 1
+            reachFirstMark(outputFrame: outputFrame + offset)
         }
     }
 
-    /// Drops the waiting wraps (a seek: they will never be heard).
+    /// Drops the waiting marks (a seek: they will never be heard).
     func clearPendingWraps() {
         pendingWrapFirst = 0
         pendingWrapCount = 0

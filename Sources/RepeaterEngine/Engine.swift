@@ -53,6 +53,8 @@ public final class Engine: @unchecked Sendable {
         /// Volume (linear) and pan at the start: in effect from the first frame, no ramp.
         public var volume = 1.0
         public var pan = 0.0
+        /// `render` writes one more buffer after the outputs: the metronome's and count-in's port.
+        public var clickPort = false
 
         /// Source frames per output frame at speed 1 (1 when the rates match).
         public var baseRate: Double { sourceSampleRate > 0 ? Double(sourceSampleRate) / Double(sampleRate) : 1 }
@@ -81,8 +83,10 @@ public final class Engine: @unchecked Sendable {
 
     public let configuration: Configuration
     public let channelCount: Int
-    /// Buffers `render` writes: `channelCount`, or 2 for a mono source panned to two ports.
+    /// Output ports: `channelCount`, or 2 for a mono source panned to two ports.
     public let outputChannelCount: Int
+    /// Buffers `render` writes: the outputs, then the click port when there is one.
+    public var renderChannelCount: Int { outputChannelCount + (configuration.clickPort ? 1 : 0) }
     public let blocks: BlockRing
     public let heads: LoopHeadCache
     public let commands = SPSCRing<SourcedCommand>(capacity: 256)
@@ -102,6 +106,12 @@ public final class Engine: @unchecked Sendable {
     public let midiBindings = MIDIBindings()
     /// Audio → control: MIDI presses and what became of them (Engine+Control.swift).
     public let midiReports = SPSCRing<MIDIReport>(capacity: 256)
+    /// The metronome's sounds.
+    public let clicks: ClickBank
+    /// Control → audio: beat tables to click on (pointers to `BeatTable`, as bits).
+    public let beatTables = SPSCRing<UInt>(capacity: 4)
+    /// Audio → control: beat tables done with, for the control thread to free.
+    public let usedBeatTables = SPSCRing<UInt>(capacity: 4)
 
     // ---- audio-thread state (internal: shared by the Engine+… files) ----
     var playhead: Int
@@ -204,9 +214,10 @@ public final class Engine: @unchecked Sendable {
     let silentInput: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     let stretchScratchFrames = 8192
     let stretchInputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-    /// Wraps pulled and not yet heard: (count, from, to, stream index) × capacity.
+    /// Marks pulled and not yet heard (wraps and clicks): (kind, count, from, to, stream index) × capacity.
     let pendingWraps: UnsafeMutablePointer<Int>
     let pendingWrapCapacity = 256
+    let markFields = 5
     var pendingWrapFirst = 0
     var pendingWrapCount = 0
 
@@ -236,6 +247,22 @@ public final class Engine: @unchecked Sendable {
     let midiCapacity = 256
     var midiCount = 0
 
+    // metronome and count-in (Engine+Click.swift)
+    var beatTable: UnsafeMutablePointer<BeatTable>?
+    /// The next beat of the table to mark, valid while the playhead is at `beatCursorFrame`.
+    var beatCursor = 0
+    var beatCursorFrame = -1
+    /// Beats of count-in before each repetition, and their length in source frames (0: none).
+    var countInBeats = 0
+    var countInPeriod = 0
+    /// The next pull starts a count-in (after a wrap, at a start or a jump to A).
+    var pendingCountIn = false
+    /// Clicks sounding or about to: their first output frame and whether accented.
+    let clickVoiceCapacity = 32
+    let clickVoiceStart: UnsafeMutablePointer<Int>
+    let clickVoiceAccent: UnsafeMutablePointer<Bool>
+    var clickVoiceCount = 0
+
     // minute repeater
     var chime = ChimeSchedule(hour: 0, minute: 0, sampleRate: 1)
     var chimeActive = false
@@ -244,9 +271,15 @@ public final class Engine: @unchecked Sendable {
 
     /// `gongs`: the minute repeater's sounds (silent by default). A `sourceFrameCount` of 0 makes an
     /// engine with nothing to play but chimes.
-    public init(_ configuration: Configuration, gongs: consuming GongBank = GongBank.silent()) {
+    public init(_ configuration: Configuration, gongs: consuming GongBank = GongBank.silent(),
+                clicks: consuming ClickBank = ClickBank.silent()) {
         self.configuration = configuration
         self.gongs = gongs
+        self.clicks = clicks
+        clickVoiceStart = .allocate(capacity: 32)
+        clickVoiceStart.initialize(repeating: 0, count: 32)
+        clickVoiceAccent = .allocate(capacity: 32)
+        clickVoiceAccent.initialize(repeating: false, count: 32)
         channelCount = configuration.channelCount
         outputChannelCount = configuration.outputChannelCount > 0 ? configuration.outputChannelCount : configuration.channelCount
         precondition(outputChannelCount == channelCount || (channelCount == 1 && outputChannelCount == 2),
@@ -270,8 +303,8 @@ public final class Engine: @unchecked Sendable {
         midiMessages.initialize(repeating: MIDIMessage(kind: .controlChange, channel: 0, number: 0, value: 0), count: midiCapacity)
         midiOffsets = .allocate(capacity: midiCapacity)
         midiOffsets.initialize(repeating: 0, count: midiCapacity)
-        pendingWraps = .allocate(capacity: 256 * 4)
-        pendingWraps.initialize(repeating: 0, count: 256 * 4)
+        pendingWraps = .allocate(capacity: 256 * 5)
+        pendingWraps.initialize(repeating: 0, count: 256 * 5)
         func planar() -> UnsafeMutablePointer<UnsafeMutablePointer<Float>> {
             let pointers = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: configuration.channelCount)
             for channel in 0..<configuration.channelCount {
@@ -318,6 +351,10 @@ public final class Engine: @unchecked Sendable {
             incoming.deallocate()
         }
         pendingWraps.deallocate()
+        clickVoiceStart.deallocate()
+        clickVoiceAccent.deallocate()
+        if let beatTable { BeatTable.free(UInt(bitPattern: beatTable)) }
+        while let bits = beatTables.pop() { BeatTable.free(bits) }
         midiMessages.deallocate()
         midiOffsets.deallocate()
         if let stretcher {
@@ -354,6 +391,7 @@ public final class Engine: @unchecked Sendable {
     private func renderCycle(frameCount: Int, outputs: UnsafePointer<UnsafeMutablePointer<Float>>) {
         cycleOffset = 0
         takeHeadLoads()
+        takeBeatTables()
         takeCommands()
         updateStretch(frameCount: frameCount)
         if handover == .priming { _ = advancePriming() }
@@ -370,6 +408,7 @@ public final class Engine: @unchecked Sendable {
         meterPre(outputs, frameCount: frameCount)
         applyGains(outputs, frameCount: frameCount)
         mixChime(outputs, frameCount: frameCount)
+        renderClicks(outputs, frameCount: frameCount)
         meterPost(outputs, frameCount: frameCount)
         renderedFrames &+= frameCount
         status.playheadFrame.store(playhead, ordering: .relaxed)
@@ -476,6 +515,8 @@ public final class Engine: @unchecked Sendable {
         sourceEnded = false
         finishedReported = false
         gapRemaining = 0
+        cancelFutureClicks()
+        if loopOn, frame == loopA, countInBeats > 0 { pendingCountIn = true }
         tailPosition = configuration.seamFadeFrames
         fadeInPosition = configuration.seamFadeFrames
         status.finishedCycle.store(-1, ordering: .relaxed)

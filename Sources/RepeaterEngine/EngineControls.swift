@@ -22,6 +22,10 @@ public struct EngineControls: ~Copyable, Sendable {
     public let transportMode = Atomic<UInt8>(TransportMode.off.rawValue)
     /// MIDI learn: while true the audio thread acts on no MIDI message and reports every one.
     public let midiLearning = Atomic<Bool>(false)
+    /// The metronome clicks on the beats of the beat table.
+    public let clickOn = Atomic<Bool>(false)
+    /// Clicks (metronome and count-in) are mixed into the first two outputs too, not only the click port.
+    public let clickMix = Atomic<Bool>(false)
 
     public init() {}
 }

@@ -53,6 +53,9 @@ public enum EngineCommand: BitwiseCopyable, Sendable, Equatable {
     /// "A/B here" in turn, as a foot pedal does it: the first press sets A, the second sets B and
     /// turns the loop on, the next turns the loop off and clears A and B.
     case abHere
+    /// A count-in of `beats` clicks, `periodFrames` source frames apart, before each repetition and
+    /// when playing starts at A (0 beats: none). The gap before a repetition grows to hold it.
+    case countIn(beats: Int, periodFrames: Int)
 }
 
 /// Audio → disk reader: where the block stream must continue, and which loop heads to cache.

@@ -39,6 +39,8 @@ public struct EngineStatus: ~Copyable, Sendable {
     public let lostEvents = Atomic<Int>(0)
     /// Reader requests that did not fit in the request ring.
     public let lostRequests = Atomic<Int>(0)
+    /// Clicks started (metronome and count-in).
+    public let clicks = Atomic<Int>(0)
 
     public init(startFrame: Int) {
         playheadFrame = Atomic(startFrame)

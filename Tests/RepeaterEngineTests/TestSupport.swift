@@ -76,8 +76,8 @@ final class CycleDriver {
     init(engine: Engine, maxCycle: Int = 8192) {
         self.engine = engine
         self.maxCycle = maxCycle
-        output = Array(repeating: [], count: engine.outputChannelCount)
-        buffers = (0..<engine.outputChannelCount).map { _ in
+        output = Array(repeating: [], count: engine.renderChannelCount)
+        buffers = (0..<engine.renderChannelCount).map { _ in
             let buffer = UnsafeMutablePointer<Float>.allocate(capacity: maxCycle)
             buffer.initialize(repeating: .nan, count: maxCycle)
             return buffer
@@ -114,7 +114,7 @@ final class CycleDriver {
             engine.render(frameCount: frameCount, outputs: pointers.baseAddress!)
             if countRealTime { rtcheck_leave() }
         }
-        for channel in 0..<engine.outputChannelCount {
+        for channel in 0..<engine.renderChannelCount {
             output[channel].append(contentsOf: UnsafeBufferPointer(start: buffers[channel], count: frameCount))
         }
         while let event = engine.events.pop() { collected.append(event) }
