@@ -24,23 +24,39 @@ let package = Package(
         .target(name: "CRepeaterSupport", linkerSettings: [.linkedLibrary("dl")]),
         // malloc/free/pthread_mutex_lock interposer with a thread-local "real-time section" flag.
         .target(name: "RTCheck", linkerSettings: [.linkedLibrary("dl")]),
+        // Queen Mary DSP (beats, bars, key) behind a small C API. Debian ships no pkg-config file for
+        // it: its headers are in /usr/include/qm-dsp and include each other from that root;
+        // libqm-dsp.so names its BLAS/LAPACK libraries itself.
+        .target(name: "CQMDSP",
+                cxxSettings: [.unsafeFlags(["-I/usr/include/qm-dsp"])],
+                linkerSettings: [.linkedLibrary("qm-dsp"), .linkedLibrary("stdc++")]),
+        // aubio's beat tracker: only the analysis tests use it, to compare with qm-dsp's.
+        .systemLibrary(name: "CAubio", path: "Sources/CAubio", pkgConfig: "aubio", providers: [.apt(["libaubio-dev"])]),
+        // Subtitle, lyrics and label files (readers, writers) and text width on a terminal. Foundation only.
+        .target(name: "RepeaterLines"),
+        // Analysers of a recording, off the audio and control threads: tempo, beats, bars and key
+        // (Music/), phrases at pauses in speech (Phrases/).
+        .target(name: "RepeaterAnalysis", dependencies: ["CQMDSP", "RepeaterLines"]),
         // Everything the audio thread runs. No Foundation, no JACK.
         .target(name: "RepeaterEngine", dependencies: ["CRubberBand"],
                 // The release build compiles the whole module at once, which lets the compiler check
                 // the render path's @_noLocks contract (see Engine.render).
                 swiftSettings: [.define("REPEATER_PERFORMANCE_CHECKS", .when(configuration: .release))]),
         // The non-real-time side: files, disk reader, JACK binding, offline render, CLI helpers.
-        .target(name: "RepeaterKit", dependencies: ["RepeaterEngine", "CJack", "CSndfile", "CLiblo", "CRepeaterSupport"]),
+        .target(name: "RepeaterKit", dependencies: ["RepeaterEngine", "RepeaterAnalysis", "RepeaterLines", "CJack", "CSndfile", "CLiblo", "CRepeaterSupport"]),
         .executableTarget(name: "repeater", dependencies: ["RepeaterEngine", "RepeaterKit"]),
         .executableTarget(name: "repeater-capture", dependencies: ["RepeaterKit", "RepeaterTestSupport"]),
-        .executableTarget(name: "repeater-bench", dependencies: ["RepeaterEngine", "RepeaterKit", "CRubberBand", "CRepeaterSupport"]),
+        .executableTarget(name: "repeater-bench", dependencies: ["RepeaterEngine", "RepeaterKit", "RepeaterAnalysis", "RepeaterTestSupport", "CRubberBand", "CRepeaterSupport"]),
         // libFuzzer targets for the parsers and decoders (scripts/fuzz), and their corpora's replayer.
         .executableTarget(name: "repeater-fuzz", dependencies: ["RepeaterEngine", "RepeaterKit", "CLiblo"]),
         // Fixtures shared by the test targets.
-        .target(name: "RepeaterTestSupport", dependencies: ["RepeaterKit"]),
+        .target(name: "RepeaterTestSupport", dependencies: ["RepeaterKit", "RepeaterAnalysis", "RepeaterLines"]),
         .testTarget(name: "RepeaterEngineTests", dependencies: ["RepeaterEngine", "RepeaterTestSupport", "RTCheck"]),
         // Golden/ holds files the tests read from the source tree by path (and docs/manual.md quotes).
         .testTarget(name: "RepeaterKitTests", dependencies: ["RepeaterKit", "RepeaterTestSupport", "RTCheck"], exclude: ["Golden"]),
+        .testTarget(name: "RepeaterLinesTests", dependencies: ["RepeaterLines"]),
+        .testTarget(name: "RepeaterAnalysisTests", dependencies: ["RepeaterAnalysis", "RepeaterLines", "RepeaterTestSupport", "CAubio"]),
         .testTarget(name: "IntegrationTests", dependencies: ["RepeaterEngine", "RepeaterKit", "RepeaterTestSupport", "repeater", "repeater-capture"]),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )

@@ -33,6 +33,28 @@ public struct BeatTable: ~Copyable, @unchecked Sendable {
         return low
     }
 
+    /// The beat nearest `frame` (with `accented`, the nearest that starts a bar), or `frame` when
+    /// there is none. Real-time thread: a binary search and a bounded walk.
+    func nearest(to frame: Int, accented: Bool) -> Int {
+        let after = firstIndex(atOrAfter: frame)
+        var best = -1
+        var below = after - 1
+        var above = after
+        // Walk outwards from the frame; with `accented`, a bar lies within 64 beats or is not there.
+        for _ in 0..<64 {
+            if below >= 0, !accented || accents[below] { best = below; break }
+            below -= 1
+        }
+        for _ in 0..<64 {
+            if above < count, !accented || accents[above] {
+                if best < 0 || frames[above] - frame < frame - frames[best] { best = above }
+                break
+            }
+            above += 1
+        }
+        return best >= 0 ? frames[best] : frame
+    }
+
     /// Control thread: a table on the heap, as the engine takes it (its address, as bits).
     public static func handOver(_ table: consuming BeatTable) -> UInt {
         let pointer = UnsafeMutablePointer<BeatTable>.allocate(capacity: 1)

@@ -58,7 +58,9 @@ extension Engine {
     /// Resolves "here" against what the listener hears now (at this point of the cycle), and
     /// reports the frame chosen.
     func hereFrame(isB: Bool) -> Int {
-        let frame = audibleFrame()
+        var frame = audibleFrame()
+        let snap = controls.snap.load(ordering: .relaxed)
+        if snap != 0, let table = beatTable { frame = table.pointee.nearest(to: frame, accented: snap == 2) }
         post(.pointSet(isB: isB, frame: frame))
         return frame
     }

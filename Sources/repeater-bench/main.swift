@@ -12,17 +12,24 @@
 //       their memory (RSS, own, JACK's shared segment) every 30 s and its growth after a minute.
 //   repeater-bench bare FILE --rate R --engine finer|faster [--consistent]
 //       librubberband alone over FILE (the system bench runs it as a child to measure its CPU).
+//   repeater-bench analyze [--minutes 5] [--rate 44100] [--rounds 3] [--file F]
+//       a recording's map (beats, bars, key) against aubio's beat tracker, CPU seconds (AnalyzeBench.swift).
+//   repeater-bench phrases [--minutes 60] [--keep]
+//       automatic phrases of an hour of espeak-ng speech: CPU seconds and accuracy (PhrasesBench.swift).
 import Foundation
 import RepeaterKit
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-let mode = arguments.first.flatMap { ["engine", "system", "bare", "memory"].contains($0) ? $0 : nil } ?? "engine"
+let mode = arguments.first.flatMap { ["engine", "system", "bare", "memory", "analyze", "phrases"].contains($0) ? $0 : nil } ?? "engine"
 if arguments.first == mode { arguments.removeFirst() }
 do throws(RepeaterError) {
     switch mode {
     case "system": try runSystem(arguments: arguments)
     case "bare": try runBare(arguments: arguments)
     case "memory": try runMemory(arguments: arguments)
+    case "analyze": runAnalyzeBench(arguments: arguments)
+    case "phrases":
+        do { try runPhrasesBench(arguments: arguments) } catch { throw RepeaterError(.failure, "\(error)") }
     default:
         var seconds = 60.0
         if let index = arguments.firstIndex(of: "--seconds"), index + 1 < arguments.count, let value = Double(arguments[index + 1]) {

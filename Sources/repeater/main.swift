@@ -29,6 +29,20 @@ func runMain(_ argv: [String]) -> Int32 {
                 return 0
             }
             return try runner.play()
+        case .analyze(let path, let json, let useCache):
+            _ = try AudioFile(path: path)  // a one-line error for what is not audio, before any hashing
+            var bar = ProgressBar(label: "analysing", enabled: isatty(2) == 1, total: 1000, sampleRate: 0)
+            let result: (grid: BeatGrid, cached: Bool)
+            if useCache {
+                result = try MapAnalysis.grid(path: path, progress: { bar.update(fraction: $0) }, warn: { Console.warning($0) })
+            } else {
+                let grid = try MapAnalysis.analyse(path: path, progress: { bar.update(fraction: $0) })
+                MapCache.save(grid, to: try MapCache.entryPath(forAudio: path))
+                result = (grid, false)
+            }
+            if !result.cached { bar.finish() }
+            Console.writeOut((json ? MapReport.json(result.grid, cached: result.cached) : MapReport.text(result.grid, path: path, cached: result.cached)) + "\n")
+            return 0
         case .doctor(let options):
             let report = Doctor(options: options).run()
             Console.writeOut((options.json ? Doctor.json(report) : Doctor.text(report)) + "\n")

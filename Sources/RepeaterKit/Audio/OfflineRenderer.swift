@@ -66,7 +66,7 @@ public struct OfflineRenderer {
             expected = configuration.maxPasses * (loop.b - loop.a + configuration.gapFrames)
         }
         var written = 0
-        var progress = ProgressBar(enabled: options.progress, total: expected, sampleRate: info.sampleRate)
+        var progress = ProgressBar(label: "rendering", enabled: options.progress, total: expected, sampleRate: info.sampleRate)
         if options.sound.speed != 1 && limit == nil { expected = Int(Double(expected) / options.sound.speed) }
         while limit.map({ written < $0 }) ?? true {
             reader.fill()
@@ -93,34 +93,5 @@ public struct OfflineRenderer {
         writer.close()
         progress.finish()
         return written
-    }
-}
-
-/// A one-line progress bar on stderr, drawn only on a terminal.
-struct ProgressBar {
-    let enabled: Bool
-    let total: Int
-    let sampleRate: Int
-    private var lastDrawn = -1
-
-    init(enabled: Bool, total: Int, sampleRate: Int) {
-        self.enabled = enabled
-        self.total = max(1, total)
-        self.sampleRate = sampleRate
-    }
-
-    mutating func update(_ done: Int) {
-        guard enabled else { return }
-        let percent = min(100, done * 100 / total)
-        guard percent != lastDrawn else { return }
-        lastDrawn = percent
-        let width = 30
-        let filled = percent * width / 100
-        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        Console.writeErr("\r\u{1b}[Krendering [\(bar)] \(percent)% \(formatTime(frame: done, sampleRate: sampleRate)) / \(formatTime(frame: total, sampleRate: sampleRate))")
-    }
-
-    func finish() {
-        if enabled { Console.writeErr("\n") }
     }
 }

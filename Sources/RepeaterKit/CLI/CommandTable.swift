@@ -28,7 +28,10 @@ public enum CommandTable {
     // Options that shape the sound: `play` and `render` share them (render writes what play plays).
     static let sound: [OptionSpec] = [
         OptionSpec("--from", value: .text("TIME"), help: "start at TIME (default: A when there is a loop)"),
-        OptionSpec("--loop", value: .text("A-B"), help: "repeat A…B (B may be `end`); wraps at the exact frame"),
+        OptionSpec("--loop", value: .text("A-B"), help: """
+            repeat A…B (B may be `end`); wraps at the exact frame; bars:17-24 loops
+            bars 17 to 24 of the recording's map
+            """),
         OptionSpec("--loops", value: .text("N"), help: "play N passes through the loop, then stop (default: forever)"),
         OptionSpec("--gap", value: .text("TIME"), help: "silence before each repetition (repeat after the speaker)"),
         OptionSpec("--declick", value: .text("MS"), help: "crossfade MS milliseconds across the loop seam (default 0: exact)"),
@@ -48,6 +51,15 @@ public enum CommandTable {
         $XDG_STATE_HOME/repeater/sessions (default ~/.local/state/…) and resumed next time.
         """,
         options: [server, clientName, connect] + sound + [
+            OptionSpec("--snap", value: .choice("MODE", SnapMode.allCases.map(\.rawValue)),
+                       help: "A/B here snaps to the nearest beat or bar of the map (default: off)"),
+            OptionSpec("--count-in", value: .text("N"), help: "N clicks before each repetition, at the loop's tempo at the current speed"),
+            OptionSpec("--click", help: "a metronome on the map's beats, accented on each bar's first"),
+            OptionSpec("--click-connect", value: .choice("MODE", ["auto", "none"], open: true), help: """
+                where the `click` port goes: auto (where out_1 goes), none, or the
+                input ports matching REGEX (default: auto)
+                """),
+            OptionSpec("--click-mix", help: "mix the clicks into out_1/out_2 as well"),
             OptionSpec("--meter", value: .choice("STAGE", ["pre", "post"]),
                        help: "meters show the file (pre) or the ports after volume and pan (post, default)"),
             OptionSpec("--session", value: .file("PATH", .session), help: "keep the session in PATH (created or resumed)"),
@@ -126,6 +138,21 @@ public enum CommandTable {
             chimeTempo, gongLow, gongHigh, server, clientName, connect, startServer, verbose, help,
         ])
 
+    public static let analyze = CommandSpec(
+        name: "analyze", summary: "find the tempo, beats, bars and key of a recording (its map)",
+        usage: ["repeater analyze FILE [--json]"],
+        description: """
+        Prints the tempo (and where it changes), the beats and the bars' first beats (seconds and
+        frames), beats per bar and the key. The result is cached by the file's content under
+        $XDG_CACHE_HOME/repeater/maps, where `play` finds it; a changed file is analysed again.
+        """,
+        options: [
+            OptionSpec("--json", help: "print one JSON object (sample_rate, tempo_bpm, beats, downbeats, beat_frames, …)"),
+            OptionSpec("--no-cache", help: "analyse again, whatever the cache holds (and cache the result)"),
+            help,
+        ],
+        operand: .file("FILE", .audio))
+
     public static let doctor = CommandSpec(
         name: "doctor", summary: "check what playback needs (JACK, real-time, folders) and say how to fix it",
         usage: ["repeater doctor [options]"],
@@ -151,7 +178,7 @@ public enum CommandTable {
         options: [help], operand: .choice("SHELL", ["bash", "zsh", "fish"]))
 
     /// The subcommands, in the order the help lists them.
-    public static let commands = [play, info, render, chime, doctor, completions]
+    public static let commands = [play, info, analyze, render, chime, doctor, completions]
 
     public static func command(named name: String) -> CommandSpec? { commands.first { $0.name == name } }
 

@@ -11,6 +11,7 @@ public enum Invocation {
     /// Strike the chime through JACK, or (`renderPath`) into a file.
     case chime(ChimeRunner, renderPath: String?)
     case doctor(DoctorOptions)
+    case analyze(path: String, json: Bool, useCache: Bool)
 
     /// Parses `arguments` (without the program name). Empty arguments are an error: the help goes
     /// to stderr and the exit code is 2.
@@ -22,6 +23,7 @@ public enum Invocation {
         case "--version": return .print("repeater \(CommandTable.version)")
         case "play": return try parsePlay(Arguments(CommandTable.play, rest))
         case "info": return try parseInfo(Arguments(CommandTable.info, rest))
+        case "analyze": return try parseAnalyze(Arguments(CommandTable.analyze, rest))
         case "render": return try parseRender(Arguments(CommandTable.render, rest))
         case "chime": return try parseChime(Arguments(CommandTable.chime, rest))
         case "doctor": return try parseDoctor(Arguments(CommandTable.doctor, rest))
@@ -89,6 +91,17 @@ public enum Invocation {
                 options.meterStage = stage
             case "--status-hz":
                 options.statusHz = try parseNumber(try arguments.value(for: name, inline: inline), option: name, range: 0.1...100)
+            case "--snap":
+                let text = try arguments.value(for: name, inline: inline)
+                guard let mode = SnapMode(rawValue: text) else { throw .input("--snap takes beat, bar or off, not '\(text)'") }
+                options.snap = mode
+            case "--count-in":
+                let text = try arguments.value(for: name, inline: inline)
+                guard let beats = Int(text), (0...16).contains(beats) else { throw .input("--count-in takes 0 to 16 clicks, not '\(text)'") }
+                options.countIn = beats
+            case "--click": options.click = true
+            case "--click-connect": options.clickConnect = ConnectMode(parsing: try arguments.value(for: name, inline: inline))
+            case "--click-mix": options.clickMix = true
             default:
                 if try parseSoundOption(name, inline: inline, &arguments, into: &options.sound) {
                     options.givenSoundOptions.insert(name)
@@ -114,6 +127,26 @@ public enum Invocation {
         }
         guard let path else { throw .input("info needs a FILE; see `repeater info --help`") }
         return .info(path: path)
+    }
+
+    static func parseAnalyze(_ arguments: Arguments) throws(RepeaterError) -> Invocation {
+        var arguments = arguments
+        var path: String?
+        var json = false
+        var useCache = true
+        while let (name, _) = try arguments.next() {
+            switch name {
+            case "--help": return .print(HelpText.command(CommandTable.analyze))
+            case "--json": json = true
+            case "--no-cache": useCache = false
+            default:
+                if name.hasPrefix("-") && name != "-" { throw arguments.unhandled(name) }
+                guard path == nil else { throw arguments.unknown(name) }
+                path = name
+            }
+        }
+        guard let path else { throw .input("analyze needs a FILE; see `repeater analyze --help`") }
+        return .analyze(path: path, json: json, useCache: useCache)
     }
 
     static func parseRender(_ arguments: Arguments) throws(RepeaterError) -> Invocation {

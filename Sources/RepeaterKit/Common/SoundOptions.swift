@@ -6,23 +6,40 @@ public struct LoopSpec: Equatable, Sendable {
     public var start: TimeSpec
     /// nil: the end of the file.
     public var end: TimeSpec?
+    /// `bars:17-24`: bars 17 to 24 of the recording's map (start and end are then resolved from it).
+    public var bars: ClosedRange<Int>?
 
     public init(start: TimeSpec, end: TimeSpec?) {
         self.start = start
         self.end = end
     }
 
+    public init(bars: ClosedRange<Int>) {
+        start = .seconds(0)
+        end = nil
+        self.bars = bars
+    }
+
     public init(parsing text: String) throws(RepeaterError) {
+        if text.hasPrefix("bars:") {
+            let numbers = text.dropFirst(5).split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+            guard numbers.count == 2, let first = numbers[0], let last = numbers[1], first >= 1, last >= first else {
+                throw .input("'\(text)' is not a range of bars: write bars:FIRST-LAST, e.g. bars:17-24 (bar 1 is the first)")
+            }
+            self.init(bars: first...last)
+            return
+        }
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2 else {
-            throw .input("'\(text)' is not a loop: write A-B, e.g. 1:02.5-1:10 or 30-end")
+            throw .input("'\(text)' is not a loop: write A-B, e.g. 1:02.5-1:10 or 30-end (or bars:17-24)")
         }
-        start = try TimeSpec(parsing: String(parts[0]))
-        end = parts[1].trimmingCharacters(in: .whitespaces) == "end" ? nil : try TimeSpec(parsing: String(parts[1]))
+        self.init(start: try TimeSpec(parsing: String(parts[0])),
+                  end: parts[1].trimmingCharacters(in: .whitespaces) == "end" ? nil : try TimeSpec(parsing: String(parts[1])))
     }
 
     /// A and B in frames, checked against the file: 0 ≤ A < B ≤ length.
     public func frames(sampleRate: Int, frameCount: Int) throws(RepeaterError) -> (a: Int, b: Int) {
+        if let bars { throw .input("loop bars:\(bars.lowerBound)-\(bars.upperBound) needs the recording's map") }
         let a = start.frame(atRate: sampleRate)
         let b = end?.frame(atRate: sampleRate) ?? frameCount
         let shown = "\(formatTime(frame: a, sampleRate: sampleRate))-\(end == nil ? "end" : formatTime(frame: b, sampleRate: sampleRate))"

@@ -48,6 +48,24 @@ public final class JSONSink: OutputSink {
             fields.add("done", trainer.isDone)
             line.addRaw("trainer", fields.text)
         }
+        switch s.map.state {
+        case .none: line.add("map", "none")
+        case .analysing(let fraction):
+            line.add("map", "analysing")
+            line.add("map_progress", fraction, digits: 3)
+        case .ready: line.add("map", "ready")
+        case .failed: line.add("map", "failed")
+        }
+        if let bar = s.map.bar, let beat = s.map.beat {
+            line.add("bar", bar)
+            line.add("beat", beat)
+        }
+        if let tempo = s.map.tempoBPM { line.add("tempo_bpm", tempo) }
+        if let bpb = s.map.beatsPerBar { line.add("beats_per_bar", bpb) }
+        if let key = s.map.key { line.add("key", key) }
+        line.add("snap", s.map.snap.rawValue)
+        line.add("count_in", s.map.countIn)
+        line.add("click", s.map.click)
         line.add("underruns", s.underruns)
         line.add("xruns", s.xruns)
         line.add("missed_cycles", s.missedCycles)

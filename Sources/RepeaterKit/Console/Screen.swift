@@ -49,7 +49,9 @@ public enum Screen {
         if let trainer = state.trainerLine { parts.append((fit(trainer, width), 4)) }
         if let transport = state.transportLine { parts.append((fit(transport, width), 4)) }
         for line in overview(state, width: width, paint: painter) { parts.append((line, 8)) }
+        if let ruler = barRuler(state, width: width) { parts.append((painter.style(ruler, "2"), 6)) }
         parts.append((fitFirst(loopForms(state), width: width), 7))
+        if let forms = mapForms(state) { parts.append((fitFirst(forms, width: width), 5)) }
         if let session = state.sessionLine { parts.append((fit(session, width), 4)) }
         let meterLines = meters(state, width: width, paint: painter)
         for (index, line) in meterLines.enumerated() { parts.append((line, index == meterLines.count - 1 ? 1 : 8)) }

@@ -51,12 +51,14 @@ public enum ControlCommand: Equatable, Sendable {
     case learnNext
     /// "A/B here" in turn, as the pedal does it.
     case abHere
+    /// The recording's map and practising with it (Dispatcher+Map.swift).
+    case map(MapCommand)
     case status
     case quit
     case help
 
     /// The commands of the stdin protocol, for error messages and the manual.
-    public static let protocolSummary = "play, pause, toggle, seek TIME, a [TIME], b [TIME], loop A-B, loop on, loop off, gap TIME, rate R, pitch S, volume V, pan P, chime [HH:MM], save, loop save NAME, loop NAME, loop delete NAME, loops, trainer FROM:STEP:EVERY:TO | off, transport off|follow|drive, learn ACTION | off, status, quit"
+    public static let protocolSummary = "play, pause, toggle, seek TIME, a [TIME], b [TIME], loop A-B, loop on, loop off, gap TIME, rate R, pitch S, volume V, pan P, chime [HH:MM], save, loop save NAME, loop NAME, loop delete NAME, loops, trainer FROM:STEP:EVERY:TO | off, transport off|follow|drive, learn ACTION | off, loop bars FIRST LAST, snap beat|bar|off, count-in N, click on|off, click-mix on|off, tempo BPM|double|half|detected, grid MS, downbeat [TIME], beats-per-bar N, map [reset], status, quit"
 
     /// Parses one line of the stdin protocol. Throws a one-line error for anything unknown or malformed.
     public init(line: String) throws(RepeaterError) {
@@ -92,10 +94,11 @@ public enum ControlCommand: Equatable, Sendable {
             let time = try arguments.first.map { (text: String) throws(RepeaterError) in try TimeSpec(parsing: text) }
             self = verb == "a" ? .setA(time) : .setB(time)
         case "loop":
-            let usage = "usage: loop A-B | loop on | loop off | loop NAME | loop save NAME | loop delete NAME"
+            let usage = "usage: loop A-B | loop bars FIRST LAST | loop on | loop off | loop NAME | loop save NAME | loop delete NAME"
             guard let first = arguments.first else { throw .input(usage) }
             let rest = arguments.dropFirst().joined(separator: " ")
             switch first.lowercased() {
+            case "bars": self = .map(try MapCommand.parseBars(Array(arguments.dropFirst())))
             case "on" where arguments.count == 1: self = .loopOn(true)
             case "off" where arguments.count == 1: self = .loopOn(false)
             case "save", "delete":
@@ -148,6 +151,8 @@ public enum ControlCommand: Equatable, Sendable {
             } else {
                 self = .chimeNow
             }
+        case _ where MapCommand.verbs.contains(verb):
+            self = .map(try MapCommand.parse(verb: verb, arguments))
         default:
             throw .input("unknown command '\(verb)'; try: \(ControlCommand.protocolSummary)")
         }

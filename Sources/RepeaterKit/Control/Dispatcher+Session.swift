@@ -71,11 +71,16 @@ extension Dispatcher {
                 refuse("set A and B first (a / b), then `loop save \(name)`", command)
                 return
             }
-            if let index = session.loops.firstIndex(where: { $0.name == name }) {
-                session.loops[index].start = a
-                session.loops[index].end = b
+            if !session.loops.contains(where: { $0.name == name }) { session.loops.append(NamedLoop(name: name, start: a, end: b)) }
+            let index = session.loops.firstIndex { $0.name == name }!
+            session.loops[index].start = a
+            session.loops[index].end = b
+            // A loop of whole bars keeps its bar numbers: selected again after the grid was
+            // corrected, it is those bars of the corrected grid.
+            if let bars = grid?.bars(a: a, b: b) {
+                session.loops[index].extra["bars"] = .array([.int(bars.first), .int(bars.last)])
             } else {
-                session.loops.append(NamedLoop(name: name, start: a, end: b))
+                session.loops[index].extra["bars"] = nil
             }
             session.activeLoop = name
             output.event(PlayerEvent("loop-saved", source: source) { $0.add("name", name); $0.add("a", a); $0.add("b", b) })
@@ -138,7 +143,12 @@ extension Dispatcher {
     }
 
     private func selectLoop(_ index: Int, source: CommandSource) {
-        let named = session.loops[index]
+        var named = session.loops[index]
+        if case .array(let bars) = named.extra["bars"] ?? .null, bars.count == 2, case .int(let first) = bars[0], case .int(let last) = bars[1],
+           let frames = try? grid?.frames(ofBars: first, last) {
+            (named.start, named.end) = frames
+            session.loops[index] = named
+        }
         send(.setLoop(a: named.start, b: named.end), source)
         send(.seek(frame: named.start), source)
         session.activeLoop = named.name

@@ -36,6 +36,8 @@ public final class Dispatcher: CommandSink {
     public var exitReason = "quit"
     /// `status` asked for a status line now (the player has the measurements).
     var statusRequested = false
+    /// The recording's map and practising with it (Dispatcher+Map.swift).
+    var mapPractice = MapPractice()
     private var queued: [Command] = []
     private var lastSentCycle = -1
     /// The last OSC sender: refusals the engine reports later go back to it.
@@ -224,6 +226,7 @@ public final class Dispatcher: CommandSink {
             let actions = MIDIAction.allCases.filter { $0 != .none && $0 != .selectLoop }
             let next = learning.flatMap { actions.firstIndex(of: $0) }.map { ($0 + 1) % actions.count } ?? 0
             learn(actions[next], command)
+        case .map(let map): performMap(map, command)
         case .status: statusRequested = true
         case .help: output.showKeys(KeyMap.help)
         }
@@ -308,6 +311,7 @@ public final class Dispatcher: CommandSink {
             case .underrun(let frame):
                 output.event(PlayerEvent("underrun") { $0.add("frame", frame) })
             case .loop(let a, let b, let enabled):
+                updateCountIn(a: a, b: b)
                 output.event(PlayerEvent("loop", source: source) {
                     $0.add("a", a); $0.add("b", b)
                     $0.add("a_s", self.seconds(a)); $0.add("b_s", self.seconds(b))

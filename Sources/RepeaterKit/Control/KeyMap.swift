@@ -9,6 +9,8 @@ public enum KeyMap {
     [ / ] speed −/+5 % · { / } pitch −/+1 semitone · = speed 1, pitch 0
     ↑ / ↓ volume ±1 dB · ( / ) pan left / right · s save the session · n save A–B as a named loop
     1 … 9 play a named loop · m MIDI learn (again: next action) · M stop learning · q quit · ? keys
+    k click on/off · K count-in 0/1/2 bars · g snap off/beat/bar · D this beat starts a bar
+    * / / tempo ×2 / ÷2 · ; / ' grid 10 ms earlier / later
     """
 
     public static func command(for key: Key) -> ControlCommand? {
@@ -39,6 +41,14 @@ public enum KeyMap {
         case .character("("): return .panBy(-0.1)
         case .character(")"): return .panBy(0.1)
         case .home: return .jumpToA
+        case .character("k"): return .map(.click(nil))
+        case .character("K"): return .map(.countInNext)
+        case .character("g"): return .map(.snapNext)
+        case .character("D"): return .map(.downbeat(nil))
+        case .character("*"): return .map(.tempoDouble)
+        case .character("/"): return .map(.tempoHalve)
+        case .character(";"): return .map(.gridNudge(-0.010))
+        case .character("'"): return .map(.gridNudge(0.010))
         case .left: return .seekBy(-5)
         case .right: return .seekBy(5)
         default: return nil

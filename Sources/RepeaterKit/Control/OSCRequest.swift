@@ -22,6 +22,8 @@ public enum OSCRequest: Equatable, Sendable {
         "/repeater/play", "/repeater/pause", "/repeater/toggle", "/repeater/seek f", "/repeater/a [f]", "/repeater/b [f]",
         "/repeater/loop ff", "/repeater/loop/on", "/repeater/loop/off", "/repeater/loop/select s", "/repeater/rate f",
         "/repeater/pitch f", "/repeater/volume f", "/repeater/pan f", "/repeater/chime", "/repeater/save", "/repeater/quit",
+        "/repeater/loop/bars ii", "/repeater/snap s", "/repeater/count-in i", "/repeater/click i", "/repeater/tempo f",
+        "/repeater/tempo/double", "/repeater/tempo/half", "/repeater/downbeat", "/repeater/beats-per-bar i",
         "/repeater/subscribe [i]", "/repeater/unsubscribe [i]",
     ]
 
@@ -76,6 +78,23 @@ public enum OSCRequest: Equatable, Sendable {
             guard decibels <= 12 else { return .failure(OSCError(message: "/repeater/volume \(decibels) dB is above the +12 dB maximum")) }
             return .success(.command(.volume(decibels <= -200 ? 0 : Volume.gain(decibels: decibels))))
         case "/repeater/pan": return one("one number, -1 (left) to 1 (right)", -1...1) { .pan($0) }
+        case "/repeater/loop/bars":
+            guard arguments.count == 2, let first = number(0), let last = number(1), first == first.rounded(), last == last.rounded() else {
+                return usage("two integers: the first and last bar")
+            }
+            guard first >= 1, last >= first, last <= 100_000 else { return .failure(OSCError(message: "/repeater/loop/bars \(Int(first)) \(Int(last)): bars count from 1, the first before the last")) }
+            return .success(.command(.map(.loopBars(Int(first), Int(last)))))
+        case "/repeater/snap":
+            guard arguments.count == 1, case .string(let text) = arguments[0], let mode = SnapMode(rawValue: text) else { return usage("one string: beat, bar or off") }
+            return .success(.command(.map(.snap(mode))))
+        case "/repeater/count-in":
+            return one("one integer: clicks before each repetition, 0 to 16", 0...16) { .map(.countIn(Int($0))) }
+        case "/repeater/click": return one("one integer: 1 on, 0 off", 0...1) { .map(.click($0 != 0)) }
+        case "/repeater/tempo": return one("one number: beats per minute, 20 to 400", 20...400) { .map(.tempo($0)) }
+        case "/repeater/tempo/double": return none(.map(.tempoDouble))
+        case "/repeater/tempo/half": return none(.map(.tempoHalve))
+        case "/repeater/downbeat": return none(.map(.downbeat(nil)))
+        case "/repeater/beats-per-bar": return one("one integer, 1 to 16", 1...16) { .map(.beatsPerBar(Int($0))) }
         case "/repeater/subscribe", "/repeater/unsubscribe":
             let subscribe = path == "/repeater/subscribe"
             if arguments.isEmpty { return .success(subscribe ? .subscribe(port: nil) : .unsubscribe(port: nil)) }
@@ -92,4 +111,6 @@ public enum OSCRequest: Equatable, Sendable {
 /// Why an OSC message was refused: what `/repeater/error` carries back.
 public struct OSCError: Error, Equatable {
     public var message: String
+
+    public init(message: String) { self.message = message }
 }

@@ -206,9 +206,17 @@ public final class OSCFeedback: OutputSink {
             lo_message_add_float(meter, Float(max(-120, level.rmsDB)))
             lo_message_add_float(meter, Float(max(-120, level.peakDB)))
         }
+        var bar: lo_message?
+        if let number = s.map.bar, let beat = s.map.beat {
+            bar = lo_message_new()
+            lo_message_add_int32(bar, Int32(clamping: number))
+            lo_message_add_int32(bar, Int32(clamping: beat))
+        }
+        defer { if let bar { lo_message_free(bar) } }
         for subscriber in subscribers.values {
             lo_send_message(subscriber.address, "/repeater/status", status)
             lo_send_message(subscriber.address, "/repeater/meter", meter)
+            if let bar { lo_send_message(subscriber.address, "/repeater/bar", bar) }
         }
     }
 

@@ -51,6 +51,8 @@ public struct StatusSnapshot: Sendable {
     public var lostMessages = 0
     /// Status lines the JSON writer had to drop since the last one that got through (back-pressure).
     public var droppedLines = 0
+    /// The recording's map and where the listener is in it.
+    public var map = MapSnapshot()
 
     public init() {}
 
@@ -64,4 +66,22 @@ public enum MeterStage: String, Sendable {
     case pre
     /// What leaves the ports, after volume and pan, the chime included.
     case post
+}
+
+/// The map as the sinks show it: the analysis's state, the bar and beat heard, the grid's facts and
+/// where the bars start (for the screen's ruler), and the practice settings.
+public struct MapSnapshot: Sendable {
+    public var state = MapState.none
+    /// Bar and beat (1-based; bar 0 is a pickup) of the frame heard, when the map knows it.
+    public var bar: Int?
+    public var beat: Int?
+    public var tempoBPM: Double?
+    public var beatsPerBar: Int?
+    public var key: String?
+    public var downbeatFrames: [Int] = []
+    public var snap = SnapMode.off
+    public var countIn = 0
+    public var click = false
+
+    public init() {}
 }

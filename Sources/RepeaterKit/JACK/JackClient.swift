@@ -32,6 +32,8 @@ public final class JackClient: TransportControl {
     private var ports: [OpaquePointer] = []
     /// The MIDI input `control` (`--midi`), if registered.
     private var midiPort: OpaquePointer?
+    /// The metronome's and count-in's output `click`, if registered (rendered after the outputs).
+    private var clickPort: OpaquePointer?
     private var context: Unmanaged<JackProcessContext>?
     /// The render-ahead helper, when the engine renders on it.
     public private(set) var ahead: RenderAhead?
@@ -88,6 +90,43 @@ public final class JackClient: TransportControl {
         }
     }
 
+    /// Registers the output port `click` (the metronome and the count-in), after `registerOutputs`.
+    public func registerClickPort() throws(RepeaterError) {
+        let flags = UInt(JackPortIsOutput.rawValue | JackPortIsTerminal.rawValue)
+        guard let port = jack_port_register(handle, "click", JACK_DEFAULT_AUDIO_TYPE, flags, 0) else {
+            throw RepeaterError(.failure, "JACK could not register port click")
+        }
+        clickPort = port
+    }
+
+    /// Connects `click`: `auto` to wherever `out_1` is connected, a pattern to every input port that
+    /// matches it. Returns warnings (never fails the run).
+    public func connectClick(_ mode: ConnectMode) -> [String] {
+        guard let clickPort, let first = ports.first else { return [] }
+        let source = String(cString: jack_port_name(clickPort))
+        let targets: [String]
+        switch mode {
+        case .none: return []
+        case .auto:
+            guard let list = jack_port_get_all_connections(handle, first) else { return [] }
+            defer { jack_free(list) }
+            var names: [String] = []
+            var index = 0
+            while let name = list[index] {
+                names.append(String(cString: name))
+                index += 1
+            }
+            targets = Array(names.prefix(1))
+        case .pattern(let pattern):
+            targets = ports(matching: pattern, type: JACK_DEFAULT_AUDIO_TYPE, flags: JackPortIsInput.rawValue)
+            if targets.isEmpty { return ["no JACK input port matches '\(pattern)' for the click: connect \(source) yourself"] }
+        }
+        return targets.compactMap { target in
+            let result = jack_connect(handle, source, target)
+            return result != 0 && result != EEXIST ? "could not connect \(source) to \(target)" : nil
+        }
+    }
+
     /// Registers the MIDI input port `control` (a foot pedal or controller connects to it).
     public func registerMIDIInput() throws(RepeaterError) {
         let flags = UInt(JackPortIsInput.rawValue | JackPortIsTerminal.rawValue)
@@ -122,11 +161,14 @@ public final class JackClient: TransportControl {
     /// helper thread, or in the callback itself when 0). Before `activate`.
     public func attach(engine: Engine, renderAhead: Int = 0) {
         precondition(!active && context == nil && !ports.isEmpty)
+        // The buffers the engine renders: the outputs, then the click port when there is one.
+        let rendered = ports + (clickPort.map { [$0] } ?? [])
+        precondition(rendered.count == engine.renderChannelCount, "the engine renders \(engine.renderChannelCount) buffers, \(rendered.count) ports")
         if renderAhead > 0 {
-            let helper = RenderAhead(engine: engine, channelCount: ports.count, sampleRate: sampleRate, depth: renderAhead)
+            let helper = RenderAhead(engine: engine, channelCount: rendered.count, sampleRate: sampleRate, depth: renderAhead)
             if helper.start(client: handle) { ahead = helper }
         }
-        let context = Unmanaged.passRetained(JackProcessContext(client: handle, engine: engine, ports: ports, midiPort: midiPort,
+        let context = Unmanaged.passRetained(JackProcessContext(client: handle, engine: engine, ports: rendered, midiPort: midiPort,
                                                                  load: load, ahead: ahead, notifications: notifications))
         self.context = context
         jack_set_process_callback(handle, repeaterJackProcess, context.toOpaque())

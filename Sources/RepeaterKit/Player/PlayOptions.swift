@@ -34,6 +34,13 @@ public struct PlayOptions: Sendable {
     public var renderAhead: Int?
     /// `--reconnect`: when the JACK server goes away, wait for it to come back and play on.
     public var reconnect = false
+    /// Practising with the map: nil leaves it to the session.
+    public var snap: SnapMode?
+    public var countIn: Int?
+    public var click: Bool?
+    /// Where the `click` port goes (`--click-connect`; auto: where out_1 goes).
+    public var clickConnect: ConnectMode = .auto
+    public var clickMix = false
 
     public init(path: String) { self.path = path }
 }

@@ -37,6 +37,12 @@ public final class Player {
     private var fileIdentity: (device: UInt, inode: UInt)?
     private var fileWarnings: Set<String> = []
     private var nextFileCheck = Date()
+    /// The recording's map, made in the background while it plays (unless it was made before the
+    /// start for `--loop bars:`).
+    private var mapRunner: MapAnalysisRunner?
+    private var startGrid: (grid: BeatGrid, cached: Bool)?
+    /// The map once the background analysis delivered it (a reconnect hands it to the new dispatcher).
+    private var knownGrid: (grid: BeatGrid, cached: Bool)?
 
     /// Opens the session and the file and checks the options; nothing touches JACK and nothing is
     /// written yet (a session that cannot be read is an error and stays as it is).
@@ -49,7 +55,23 @@ public final class Player {
         keeper = SessionKeeper(session: session, path: plan.sessionPath, backupOnFirstSave: plan.backupOnFirstSave)
         trainer = options.trainer?.trainer ?? session.trainer
         transportMode = options.transport ?? session.transport.flatMap { TransportMode(name: $0) } ?? .off
-        sound = plan.sound(commandLine: options.sound, given: options.givenSoundOptions, trainer: options.trainer)
+        // Practising with the map: the command line wins over the session.
+        if let snap = options.snap { keeper.session.snap = snap }
+        if let beats = options.countIn { keeper.session.countInBeats = beats }
+        if let click = options.click { keeper.session.click = click }
+        var commandLineSound = options.sound
+        if let bars = options.sound.loop?.bars {
+            // A loop by bars needs the map before the first frame: from the cache, or made now.
+            var progress = ProgressBar(label: "analysing for --loop bars:", enabled: isatty(2) == 1, total: 1000, sampleRate: 0)
+            let made = try MapAnalysis.grid(path: plan.audioPath, progress: { progress.update(fraction: $0) }, warn: { Console.warning($0) })
+            if !made.cached { progress.finish() }
+            let grid = keeper.session.mapCorrections.apply(to: made.grid)
+            let frames: (a: Int, b: Int)
+            do { frames = try grid.frames(ofBars: bars.lowerBound, bars.upperBound) } catch { throw .input("--loop bars:\(bars.lowerBound)-\(bars.upperBound): \(error.message)") }
+            commandLineSound.loop = LoopSpec(start: .frames(frames.a), end: .frames(frames.b))
+            startGrid = made
+        }
+        sound = plan.sound(commandLine: commandLineSound, given: options.givenSoundOptions, trainer: options.trainer)
         var configuration = try sound.engineConfiguration(for: file.info)
         configuration.chimeTempo = options.chime.tempo
         self.configuration = configuration
@@ -67,8 +89,11 @@ public final class Player {
         configuration.sampleRate = outputRate
         configuration.startsHeld = true  // until the ports are connected: the first frame must reach them
         configuration.sourceSampleRate = file.info.sampleRate
+        configuration.clickPort = true
         let engine = Engine(configuration, gongs: try Gongs.bank(sampleRate: outputRate, lowPath: options.chime.lowPath,
-                                                                  highPath: options.chime.highPath))
+                                                                  highPath: options.chime.highPath),
+                            clicks: Clicks.bank(sampleRate: outputRate))
+        engine.controls.clickMix.store(options.clickMix, ordering: .relaxed)
         engine.controls.speed.store(sound.speed, ordering: .relaxed)
         engine.controls.pitchSemitones.store(sound.pitch, ordering: .relaxed)
         self.engine = engine
@@ -121,6 +146,7 @@ public final class Player {
         self.client = client
         try makeEngine(outputRate: client.sampleRate)
         try client.registerOutputs(count: engine.outputChannelCount)
+        try client.registerClickPort()
         if options.midi { try client.registerMIDIInput() }
         let dispatcher = Dispatcher(info: info, engine: engine, keeper: keeper, output: output, trainer: trainer,
                                     gapFrames: configuration.gapFrames)
@@ -145,12 +171,21 @@ public final class Player {
             dispatcher.send(.loopEnabled(false), .player)
         }
         if transportMode != .off { dispatcher.setTransportMode(transportMode, source: .player) }
+        dispatcher.applyMapSettings()
+        // A map known already (made for --loop bars:, or before a reconnect) is in effect before the
+        // first frame, so that a count-in plays before the first pass.
+        if let made = startGrid ?? knownGrid { dispatcher.mapReady(made.grid, cached: made.cached, announce: false) }
         dispatcher.send(.start, .player)
         reader.start()
         if !startAnnounced {
             addSinks(client: client)
             osc?.start(sink: dispatcher)
             startAnnounced = true
+            if let made = startGrid { dispatcher.announceMap(cached: made.cached) } else {
+                let runner = MapAnalysisRunner()
+                runner.start(path: info.path)
+                mapRunner = runner
+            }
         } else {
             output.event(PlayerEvent("server", note: "the JACK server is back: playing on from \(formatTime(frame: configuration.startFrame, sampleRate: info.sampleRate))") {
                 $0.add("state", "back")
@@ -173,6 +208,7 @@ public final class Player {
             }
         }
         for warning in warnings { Console.warning(warning) }
+        for warning in client.connectClick(options.clickConnect) { Console.warning(warning) }
         if let pattern = options.midiConnect { for warning in client.connectMIDI(pattern) { Console.warning(warning) } }
     }
 
@@ -271,6 +307,7 @@ public final class Player {
             case .nothing: break
             }
             if osc?.poll(into: dispatcher) == true { return .exit(0) }
+            pollMap()
             if midi?.poll() == true { return .exit(0) }
             if dispatcher.runQueued() { return .exit(0) }
             if dispatcher.statusRequested {
@@ -297,6 +334,23 @@ public final class Player {
                 measurements.update(engine: engine, load: client.renderLoad, callback: client.ahead != nil ? client.load : nil)
                 printStatus()
                 nextStatus = Date().addingTimeInterval(statusInterval)
+            }
+        }
+    }
+
+    /// The background analysis's news: its progress, the map when ready (the grid is kept for a
+    /// reconnect), a cache entry it could not use, or why it failed.
+    private func pollMap() {
+        dispatcher.reclaimBeatTables()
+        guard let runner = mapRunner else { return }
+        for update in runner.poll() {
+            switch update {
+            case .progress(let fraction): dispatcher.mapProgress(fraction)
+            case .ready(let grid, let cached):
+                knownGrid = (grid, cached)
+                dispatcher.mapReady(grid, cached: cached)
+            case .warning(let message): output.note(message)
+            case .failed(let message): dispatcher.mapFailed(message)
             }
         }
     }
@@ -374,6 +428,7 @@ public final class Player {
         s.headLoads = reader.headLoads.load(ordering: .relaxed)
         s.headLoadMaxMilliseconds = Double(reader.longestHeadLoadMicroseconds.load(ordering: .relaxed)) / 1000
         s.lostMessages = engine.status.lostEvents.load(ordering: .relaxed) + engine.status.lostRequests.load(ordering: .relaxed)
+        s.map = dispatcher.mapSnapshot(at: s.frame)
         return s
     }
 
@@ -432,6 +487,7 @@ public final class Player {
             if dispatcher.transportMode == .drive, dispatcher.exitReason != "shutdown" { client?.stopTransport() }
         }
         osc?.stop()
+        mapRunner?.cancel()
         disconnect()
         output.close()
         terminal.restore()

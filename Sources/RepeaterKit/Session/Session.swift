@@ -59,6 +59,12 @@ public struct Session: Equatable, Sendable {
     public var trainerExtra = JSONObject()
     /// The JACK transport mode ("follow" or "drive"; nil: off, and the field is not written).
     public var transport: String?
+    /// The user's corrections to the recording's beats and bars (`"map"`; Session+Map.swift).
+    public var mapCorrections = MapCorrections()
+    /// Practising with the map: snapping of "A/B here", the count-in, the metronome.
+    public var snap: SnapMode = .off
+    public var countInBeats = 0
+    public var click = false
     /// Top-level fields this version does not know.
     public var extra = JSONObject()
 
@@ -67,8 +73,9 @@ public struct Session: Equatable, Sendable {
         self.sampleRate = sampleRate
     }
 
-    static let knownKeys: Set<String> = ["format", "version", "audio", "sample_rate", "position", "position_time", "loop",
-                                         "active_loop", "loops", "speed", "pitch", "volume", "pan", "gap", "declick_ms", "trainer", "transport"]
+    static let knownKeys: Set<String> = Set(["format", "version", "audio", "sample_rate", "position", "position_time", "loop",
+                                         "active_loop", "loops", "speed", "pitch", "volume", "pan", "gap", "declick_ms", "trainer", "transport"])
+        .union(mapKeys)
 
     // MARK: writing
 
@@ -126,6 +133,7 @@ public struct Session: Equatable, Sendable {
             object["trainer"] = .null
         }
         if let transport { object["transport"] = .string(transport) }
+        writeMap(into: &object)
         for key in extra.keys where object[key] == nil { object[key] = extra[key] }
         return .object(object)
     }
@@ -219,6 +227,7 @@ public struct Session: Equatable, Sendable {
             guard ["off", "follow", "drive"].contains(mode) else { throw reader.fail("transport", "must be \"off\", \"follow\" or \"drive\", not \"\(mode)\"") }
             session.transport = mode == "off" ? nil : mode
         }
+        try session.readMap(from: object, reader: &reader)
         session.extra = object.unknown(knownKeys)
         return session
     }
