@@ -8,6 +8,8 @@
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 
 repeater_probe_fn repeater_rtprobe_enter_fn;
 repeater_probe_fn repeater_rtprobe_leave_fn;
@@ -74,4 +76,9 @@ int repeater_signal_take(void) {
 
 void repeater_malloc_trim(void) {
     malloc_trim(0);
+}
+
+int repeater_thread_lowest_priority(void) {
+    // On Linux a nice value belongs to a thread: PRIO_PROCESS with the thread's id.
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
 }

@@ -41,8 +41,12 @@ extension Engine {
     /// keeps its length, the count-in ends it) and its beats are marked, the first accented. `key`
     /// is the stream index of the first frame of the gap.
     func startCountIn(key: Int) {
-        let total = countInBeats * countInPeriod
+        var total = countInBeats * countInPeriod
         if total <= 0 { return }
+        // Before the first pass, a breath of silence (about 85 ms) first: the first click is not on
+        // the very first frame, where a stretcher just started cannot place it exactly.
+        if countInLeadIn { total += 4096 }
+        countInLeadIn = false
         if gapRemaining < total { gapRemaining = total }
         for beat in 0..<countInBeats {
             scheduleClick(accent: beat == 0, key: key &+ gapRemaining &- (countInBeats - beat) * countInPeriod)

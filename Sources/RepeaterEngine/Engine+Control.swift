@@ -23,7 +23,7 @@ extension Engine {
         case .start:
             held = false
             if !rampingUp { rampPosition = 0 }  // paused or waiting for the transport: silent from the start
-            if loopOn, playhead == loopA, countInBeats > 0 { pendingCountIn = true }
+            countInBeforeTheFirstPass()
         case .pause: setPlaying(false)
         case .toggle: setPlaying(!wantPlaying)
         case .seek(let frame):
@@ -47,6 +47,17 @@ extension Engine {
         case .countIn(let beats, let period):
             countInBeats = max(0, min(16, beats))
             countInPeriod = max(0, period)
+            countInBeforeTheFirstPass()
+        }
+    }
+
+    /// Playing starts at A with a count-in: it comes before the first pass too, once, whichever of
+    /// `.countIn` and `.start` comes first (the player sends the count-in before the first cycle, so
+    /// that it is in the stream before a stretcher is primed on it).
+    private func countInBeforeTheFirstPass() {
+        if countInBeats > 0, loopOn, playhead == loopA, !hasPlayed, streamEnd == 0, !pendingCountIn {
+            pendingCountIn = true
+            countInLeadIn = true
         }
     }
 

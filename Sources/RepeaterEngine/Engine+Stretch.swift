@@ -132,6 +132,7 @@ extension Engine {
         incomingWarmUntil = Double(incomingStart + history)
         incomingFed = incomingStart
         incomingDiscarded = 0
+        incomingSinceFeed = 0
         if phase == .stretching {
             currentPitch = fresh.pointee.pitchConsistent ? currentPitch : 0
         }
@@ -169,6 +170,7 @@ extension Engine {
         incomingStart = outCursor
         incomingFed = outCursor
         incomingDiscarded = 0
+        incomingSinceFeed = 0
         incomingWarmUntil = Double(outCursor)
         fadePosition = -1
         status.processingLatency.store(fresh.pointee.latencyFrames(), ordering: .relaxed)
@@ -187,7 +189,12 @@ extension Engine {
         handover = .none
         phase = .stretching
         stretcherFed = incomingFed
+        retrievedSinceFeed = 0
         inputCursor = Double(incomingStart)
+        // Where the measured timing says a stretcher started so carries its frames, at once (its
+        // pipeline fills before the lag itself can be followed).
+        timingOffset = fresh.pointee.timing.startOffset(step: currentSpeed * configuration.baseRate)
+        trustTiming(fresh, fedFrom: incomingStart, step: currentSpeed * configuration.baseRate)
         return true
     }
 
@@ -290,13 +297,40 @@ extension Engine {
                 let got = running.pointee.retrieve(into: outputs, offset: offset + produced, frameCount: n)
                 let before = inputCursor
                 inputCursor += Double(got) * step
-                postReachedWraps(fromInput: before, toInput: inputCursor, outputFrame: renderedFrames &+ offset &+ produced, step: step)
+                retrievedSinceFeed += got
+                followTiming(running, step: step, frames: got)
+                postReachedWraps(fromInput: before + timingOffset, toInput: inputCursor + timingOffset,
+                                 outputFrame: renderedFrames &+ offset &+ produced, step: step)
                 produced += got
                 continue
             }
             if !feed(running, at: &stretcherFed, budget: &unlimited) { break }  // the source is late
+            retrievedSinceFeed = 0
         }
         return produced
+    }
+
+    /// Keeps `timingOffset`: how far the stream index the output carries (by the running stretcher's
+    /// measured timing: the input fed, less the lag at this ratio, plus what was retrieved since) is
+    /// from `inputCursor`, smoothed over about 100 ms. `inputCursor` counts output frames × step from
+    /// where the stretcher started (the output's length and the hand-overs rest on it); the marks
+    /// (wraps, clicks) and "A/B here" add the offset, so that they stay on what is heard after a
+    /// change of speed, which changes the stretcher's lag (17 ms from 1 to 0.75 with R3).
+    @inline(__always)
+    func followTiming(_ running: UnsafeMutablePointer<Stretcher>, step: Double, frames: Int) {
+        let timing = running.pointee.timing
+        guard timing.isKnown, frames > 0, stretcherFed >= timingTrustedFrom else { return }
+        let heard = Double(stretcherFed) - timing.lag(step: step) + Double(retrievedSinceFeed) * step
+        let gain = min(1, Double(frames) / Double(max(1, configuration.sampleRate / 10)))
+        timingOffset += (heard - inputCursor - timingOffset) * gain
+    }
+
+    /// A stretcher starts running whose feeding began at stream index `fedFrom`: its measured timing
+    /// holds once its pipeline is full (it was measured so), after it has been fed twice its lag;
+    /// until then the offset stays as it is (0 at a start or a seek, where Rubber Band's start delay
+    /// lines the first frame up).
+    func trustTiming(_ running: UnsafeMutablePointer<Stretcher>, fedFrom: Int, step: Double) {
+        timingTrustedFrom = fedFrom + Int(2 * running.pointee.timing.lag(step: step))
     }
 
     /// Feeds `target` what it asks for from the ring at `cursor` (pulling into the ring first; after
@@ -347,7 +381,9 @@ extension Engine {
                 let ready = fresh.pointee.available()
                 if ready > 0 {
                     let n = min(min(ready, wantDiscard - incomingDiscarded), stretchScratchFrames)
-                    incomingDiscarded += fresh.pointee.retrieve(into: UnsafePointer(mixScratch), offset: 0, frameCount: n)
+                    let got = fresh.pointee.retrieve(into: UnsafePointer(mixScratch), offset: 0, frameCount: n)
+                    incomingDiscarded += got
+                    incomingSinceFeed += got
                     continue
                 }
             } else if position >= incomingWarmUntil, fresh.pointee.available() > 0 {
@@ -358,6 +394,7 @@ extension Engine {
             }
             if feedBudget <= 0 { return }
             if !feed(fresh, at: &incomingFed, budget: &feedBudget) { return }
+            incomingSinceFeed = 0
         }
     }
 
@@ -387,11 +424,14 @@ extension Engine {
                 rounds += 1
                 let ready = fresh.pointee.available()
                 if ready > 0 {
-                    incomingCount += fresh.pointee.retrieve(into: UnsafePointer(mixScratch), offset: incomingCount,
-                                                            frameCount: min(ready, outgoing - incomingCount))
+                    let got = fresh.pointee.retrieve(into: UnsafePointer(mixScratch), offset: incomingCount,
+                                                     frameCount: min(ready, outgoing - incomingCount))
+                    incomingCount += got
+                    incomingSinceFeed += got
                     continue
                 }
                 if !feed(fresh, at: &incomingFed, budget: &unlimited) { break }
+                incomingSinceFeed = 0
             }
         }
         // Equal-gain: the two sides carry the same music at the same place, so their sum keeps its level.
@@ -423,6 +463,8 @@ extension Engine {
             if let used = stretcher { giveBack(used) } else { inputCursor = Double(outCursor) }
             stretcher = fresh
             stretcherFed = incomingFed
+            retrievedSinceFeed = incomingSinceFeed
+            trustTiming(fresh, fedFrom: incomingStart, step: handoverStep)
             phase = .stretching
             if !fresh.pointee.pitchConsistent { currentPitch = 0 }
             status.processingLatency.store(fresh.pointee.latencyFrames(), ordering: .relaxed)

@@ -185,6 +185,14 @@ public final class Engine: @unchecked Sendable {
     var targetPitch = 0.0
     /// Stretching: the stream index (fractional) the next output frame corresponds to.
     var inputCursor = 0.0
+    /// Output frames retrieved from the running stretcher since it was last fed (its timing counts
+    /// from the feed: `followTiming`).
+    var retrievedSinceFeed = 0
+    /// What the running stretcher's measured timing adds to `inputCursor` for the frame heard
+    /// (`followTiming`; 0 without a measured timing).
+    var timingOffset = 0.0
+    /// The stream index fed from which the running stretcher's timing is trusted (`trustTiming`).
+    var timingTrustedFrom = 0
     /// Once the source has ended: the stream index after its last frame (-1 before).
     var realEnd = -1
     /// A hand-over in progress, and its incoming stretcher (nil for `.toRaw`).
@@ -193,6 +201,8 @@ public final class Engine: @unchecked Sendable {
     var incomingStart = 0
     var incomingFed = 0
     var incomingDiscarded = 0
+    /// Output frames retrieved from the incoming stretcher since it was last fed.
+    var incomingSinceFeed = 0
     /// The output position from which the incoming stretcher's analysis rests on real frames.
     var incomingWarmUntil = 0.0
     /// Input frames per output frame while the incoming stretcher is lined up.
@@ -257,6 +267,8 @@ public final class Engine: @unchecked Sendable {
     var countInPeriod = 0
     /// The next pull starts a count-in (after a wrap, at a start or a jump to A).
     var pendingCountIn = false
+    /// That count-in is the one before the first pass: it starts with a moment of silence.
+    var countInLeadIn = false
     /// Clicks sounding or about to: their first output frame and whether accented.
     let clickVoiceCapacity = 32
     let clickVoiceStart: UnsafeMutablePointer<Int>
@@ -481,7 +493,7 @@ public final class Engine: @unchecked Sendable {
     func audibleFrame() -> Int {
         let latency = controls.latencyFrames.load(ordering: .relaxed) &+ controls.aheadFrames.load(ordering: .relaxed)
         if phase == .stretching {
-            let input = stretchStreamBase &+ Int(inputCursor - Double(latency) * currentSpeed * configuration.baseRate)
+            let input = stretchStreamBase &+ Int(inputCursor + timingOffset - Double(latency) * currentSpeed * configuration.baseRate)
             return streamLog.sourceFrame(atOutput: input, fallback: playhead)
         }
         return log.sourceFrame(atOutput: renderedFrames &+ cycleOffset &- latency, fallback: playhead)

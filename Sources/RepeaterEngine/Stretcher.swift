@@ -43,10 +43,12 @@ public struct Stretcher: ~Copyable, @unchecked Sendable {
     private let dropScratch: UnsafeMutablePointer<Float>
     private var timeRatio = 1.0
     private var pitchScale = 1.0
+    /// Where its output is in its input (measured by the control thread; unknown: not measured).
+    public var timing = StretchTiming.unknown
 
     /// Control thread. `timeRatio`/`pitchScale` are where it starts.
     public init(kind: Kind, sampleRate: Int, channelCount: Int, timeRatio: Double = 1, pitchScale: Double = 1,
-                pitchConsistent: Bool = true, pitchRange: ClosedRange<Double> = 0.25...4) {
+                pitchConsistent: Bool = true, pitchRange: ClosedRange<Double> = 0.25...4, timing: StretchTiming = .unknown) {
         self.kind = kind
         self.channelCount = channelCount
         self.pitchConsistent = pitchConsistent
@@ -64,6 +66,7 @@ public struct Stretcher: ~Copyable, @unchecked Sendable {
         startPad = 0
         dropRemaining = 0
         self.pitchRange = pitchRange
+        self.timing = timing
         rearm(timeRatio: timeRatio, pitchScale: pitchScale)
     }
 

@@ -89,6 +89,8 @@ final class Child {
         env["JACK_NO_START_SERVER"] = "1"
         // Each run keeps its per-file session apart (tests that resume pass their own).
         env["XDG_STATE_HOME"] = directory + "/state-\(id)"
+        // … and its analyses (a test that reuses a cache passes its own).
+        env["XDG_CACHE_HOME"] = directory + "/cache-\(id)"
         for (key, value) in environment { env[key] = value }
         process.environment = env
         process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)

@@ -27,7 +27,7 @@ private func sample(for value: ValueKind) -> String {
 /// The operand a command needs for its options to be parsed.
 private func operands(for command: CommandSpec) -> [String] {
     switch command.name {
-    case "play", "info": return ["x.wav"]
+    case "play", "info", "analyze": return ["x.wav"]
     case "render": return ["x.wav", "-o", "y.wav"]
     case "completions": return ["bash"]
     default: return []
@@ -134,7 +134,7 @@ struct CommandLineTests {
         try FileManager.default.createDirectory(atPath: scratch.file("albums"), withIntermediateDirectories: true)
         try Completions.script(for: .bash).write(toFile: scratch.file("repeater.bash"), atomically: true, encoding: .utf8)
         let cases: [([String], [String])] = [
-            (["repeater", ""], ["albums", "chime", "completions", "doctor", "info", "play", "practice.json", "render", "song.flac", "take.wav", "talk.MP3"]),
+            (["repeater", ""], ["albums", "analyze", "chime", "completions", "doctor", "info", "play", "practice.json", "render", "song.flac", "take.wav", "talk.MP3"]),
             (["repeater", "--v"], ["--version"]),
             (["repeater", "play", "--eng"], ["--engine"]),
             (["repeater", "play", "--engine", ""], ["faster", "finer"]),

@@ -33,6 +33,11 @@ int repeater_signal_take(void);
 /// for threads that are not real-time: it walks every arena under its lock.
 void repeater_malloc_trim(void);
 
+// ---- Threads ----------------------------------------------------------------------------------
+/// Lowers the calling thread to the least CPU priority (nice 19), for background analyses that must
+/// never take time from JACK's threads or the control thread. Returns 0, or -1 with errno set.
+int repeater_thread_lowest_priority(void);
+
 #ifdef __cplusplus
 }
 #endif

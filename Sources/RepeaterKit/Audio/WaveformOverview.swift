@@ -1,3 +1,4 @@
+import CRepeaterSupport
 import Foundation
 import Synchronization
 
@@ -29,6 +30,7 @@ public final class WaveformOverview: @unchecked Sendable {
         guard !started else { return }
         started = true
         let thread = Thread { [self] in
+            _ = repeater_thread_lowest_priority()
             compute(path: path)
             done.signal()
         }

@@ -1,3 +1,4 @@
+import CRepeaterSupport
 import Foundation
 import RepeaterAnalysis
 import Synchronization
@@ -71,6 +72,7 @@ public final class MapAnalysisRunner: @unchecked Sendable {
         guard !started else { return }
         started = true
         let thread = Thread { [self] in
+            _ = repeater_thread_lowest_priority()  // never take time from JACK or the control thread
             run(path: path)
             done.signal()
         }

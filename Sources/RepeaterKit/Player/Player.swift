@@ -103,6 +103,7 @@ public final class Player {
         // from it, and a 1 kHz tone from 44.1 kHz measured THD+N −88 dB this way against −76 dB when
         // told the file's rate.
         supply = StretcherSupply(engine: engine, kind: sound.stretcher, sampleRate: outputRate)
+        supply.measureAhead()
     }
 
     /// Plays until the end, `q`/`quit`, or a signal. Returns the exit code.
@@ -156,6 +157,10 @@ public final class Player {
             dispatcher.midiStore = try MIDIBindingStore(path: MIDIBindingStore.defaultPath(), engine: engine)
             midi = MIDISource(engine: engine, dispatcher: dispatcher)
         }
+        dispatcher.applyMapSettings()
+        // A map known already (made for --loop bars:, or before a reconnect) is in effect before the
+        // first cycle, so that a count-in comes before the first pass (and before a stretcher is primed).
+        if let made = startGrid ?? knownGrid { dispatcher.mapReady(made.grid, cached: made.cached, announce: false) }
         reader.fill()  // the ring is full before the first cycle
         supply.service()  // a primed stretcher is queued before the first cycle when --rate/--pitch ask
         Engine.warmUpRuntime()  // the Swift runtime's first-use work happens here, not on the audio thread
@@ -171,10 +176,6 @@ public final class Player {
             dispatcher.send(.loopEnabled(false), .player)
         }
         if transportMode != .off { dispatcher.setTransportMode(transportMode, source: .player) }
-        dispatcher.applyMapSettings()
-        // A map known already (made for --loop bars:, or before a reconnect) is in effect before the
-        // first frame, so that a count-in plays before the first pass.
-        if let made = startGrid ?? knownGrid { dispatcher.mapReady(made.grid, cached: made.cached, announce: false) }
         dispatcher.send(.start, .player)
         reader.start()
         if !startAnnounced {

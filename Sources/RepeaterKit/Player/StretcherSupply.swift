@@ -1,4 +1,6 @@
+import CRepeaterSupport
 import Foundation
+import Synchronization
 import RepeaterEngine
 
 /// The control thread's side of the stretcher hand-off: keeps one primed stretcher queued for the
@@ -46,19 +48,55 @@ public final class StretcherSupply {
         let atTargets = engine.status.stretching.load(ordering: .relaxed) || engine.status.cycles.load(ordering: .relaxed) == 0
         let timeRatio = atTargets ? 1 / (base * speed) : 1
         let pitchScale = atTargets ? base * pitchScale(semitones: consistent ? pitch : 0) : 1
+        let timing = Self.timing(kind: kind, pitchConsistent: consistent, sampleRate: sampleRate)
         let stretcher: UnsafeMutablePointer<Stretcher>
         if let index = spares.firstIndex(where: { $0.pointee.pitchConsistent == consistent }) {
             stretcher = spares.remove(at: index)
+            stretcher.pointee.timing = timing
             stretcher.pointee.rearm(timeRatio: timeRatio, pitchScale: pitchScale)
             rearmed += 1
         } else {
             stretcher = .allocate(capacity: 1)
             stretcher.initialize(to: Stretcher(kind: kind, sampleRate: sampleRate, channelCount: engine.channelCount,
                                                timeRatio: timeRatio, pitchScale: pitchScale,
-                                               pitchConsistent: consistent, pitchRange: (base * 0.25)...(base * 4)))
+                                               pitchConsistent: consistent, pitchRange: (base * 0.25)...(base * 4), timing: timing))
             built += 1
         }
         if !engine.freshStretchers.push(UInt(bitPattern: stretcher)) { takeBack(UInt(bitPattern: stretcher)) }
+    }
+
+    /// Each kind of stretcher's timing, measured once per process (`StretchTiming.measure`, about
+    /// 0.3 s of CPU for R3): a measurement under way is waited for, not made twice.
+    private static let timings = Mutex<[String: (semaphore: DispatchSemaphore, timing: StretchTiming?)]>([:])
+
+    static func timing(kind: Stretcher.Kind, pitchConsistent: Bool, sampleRate: Int) -> StretchTiming {
+        let key = "\(kind) \(pitchConsistent) \(sampleRate)"
+        let (entry, mine) = timings.withLock { table -> ((semaphore: DispatchSemaphore, timing: StretchTiming?), Bool) in
+            if let entry = table[key] { return (entry, false) }
+            let entry = (semaphore: DispatchSemaphore(value: 0), timing: StretchTiming?.none)
+            table[key] = entry
+            return (entry, true)
+        }
+        if let known = entry.timing { return known }
+        if !mine {
+            entry.semaphore.wait()
+            entry.semaphore.signal()
+            return timings.withLock { $0[key]?.timing } ?? .unknown
+        }
+        let measured = StretchTiming.measure(kind: kind, pitchConsistent: pitchConsistent, sampleRate: sampleRate)
+        timings.withLock { $0[key]?.timing = measured }
+        entry.semaphore.signal()
+        return measured
+    }
+
+    /// Starts measuring the speed-only stretcher's timing in the background (the first switch then
+    /// finds it ready).
+    public func measureAhead() {
+        let kind = self.kind, rate = sampleRate
+        Thread.detachNewThread {
+            _ = repeater_thread_lowest_priority()
+            _ = StretcherSupply.timing(kind: kind, pitchConsistent: false, sampleRate: rate)
+        }
     }
 
     /// After the audio thread has stopped: frees whatever is still queued either way, and the spares.
