@@ -20,6 +20,10 @@ let package = Package(
                        providers: [.apt(["liblo-dev"])]),
         .systemLibrary(name: "CRubberBand", path: "Sources/CRubberBand", pkgConfig: "rubberband",
                        providers: [.apt(["librubberband-dev"])]),
+        // FFTW, single precision: the isolator's STFT (planned off the audio thread) and the note view.
+        .systemLibrary(name: "CFFTW", path: "Sources/CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
+        // FFTW, double precision: the hearing tests' measures only.
+        .systemLibrary(name: "CFFTWDouble", path: "Sources/CFFTWDouble", pkgConfig: "fftw3", providers: [.apt(["libfftw3-dev"])]),
         // Small C seams: the optional real-time probe, signal flags.
         .target(name: "CRepeaterSupport", linkerSettings: [.linkedLibrary("dl")]),
         // malloc/free/pthread_mutex_lock interposer with a thread-local "real-time section" flag.
@@ -36,9 +40,9 @@ let package = Package(
         .target(name: "RepeaterLines"),
         // Analysers of a recording, off the audio and control threads: tempo, beats, bars and key
         // (Music/), phrases at pauses in speech (Phrases/).
-        .target(name: "RepeaterAnalysis", dependencies: ["CQMDSP", "RepeaterLines"]),
+        .target(name: "RepeaterAnalysis", dependencies: ["CQMDSP", "RepeaterLines", "CFFTW", "CRepeaterSupport"]),
         // Everything the audio thread runs. No Foundation, no JACK.
-        .target(name: "RepeaterEngine", dependencies: ["CRubberBand"],
+        .target(name: "RepeaterEngine", dependencies: ["CRubberBand", "CFFTW", "CRepeaterSupport"],
                 // The release build compiles the whole module at once, which lets the compiler check
                 // the render path's @_noLocks contract (see Engine.render).
                 swiftSettings: [.define("REPEATER_PERFORMANCE_CHECKS", .when(configuration: .release))]),
@@ -50,12 +54,12 @@ let package = Package(
         // libFuzzer targets for the parsers and decoders (scripts/fuzz), and their corpora's replayer.
         .executableTarget(name: "repeater-fuzz", dependencies: ["RepeaterEngine", "RepeaterKit", "CLiblo"]),
         // Fixtures shared by the test targets.
-        .target(name: "RepeaterTestSupport", dependencies: ["RepeaterKit", "RepeaterAnalysis", "RepeaterLines"]),
+        .target(name: "RepeaterTestSupport", dependencies: ["RepeaterKit", "RepeaterAnalysis", "RepeaterLines", "CFFTWDouble"]),
         .testTarget(name: "RepeaterEngineTests", dependencies: ["RepeaterEngine", "RepeaterTestSupport", "RTCheck"]),
         // Golden/ holds files the tests read from the source tree by path (and docs/manual.md quotes).
         .testTarget(name: "RepeaterKitTests", dependencies: ["RepeaterKit", "RepeaterTestSupport", "RTCheck"], exclude: ["Golden"]),
         .testTarget(name: "RepeaterLinesTests", dependencies: ["RepeaterLines"]),
-        .testTarget(name: "RepeaterAnalysisTests", dependencies: ["RepeaterAnalysis", "RepeaterLines", "RepeaterTestSupport", "CAubio"]),
+        .testTarget(name: "RepeaterAnalysisTests", dependencies: ["RepeaterAnalysis", "RepeaterLines", "RepeaterTestSupport", "CAubio", "CRepeaterSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["RepeaterEngine", "RepeaterKit", "RepeaterTestSupport", "repeater", "repeater-capture"]),
     ],
     cxxLanguageStandard: .cxx17

@@ -82,3 +82,8 @@ int repeater_thread_lowest_priority(void) {
     // On Linux a nice value belongs to a thread: PRIO_PROCESS with the thread's id.
     return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
 }
+
+static pthread_mutex_t fftw_planner = PTHREAD_MUTEX_INITIALIZER;
+
+void repeater_fftw_planner_lock(void) { pthread_mutex_lock(&fftw_planner); }
+void repeater_fftw_planner_unlock(void) { pthread_mutex_unlock(&fftw_planner); }

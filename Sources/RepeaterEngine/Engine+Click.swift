@@ -65,7 +65,9 @@ extension Engine {
 
     /// A click voice from `outputFrame` on (now or later in bypass). With every voice busy, the one
     /// that started first gives way.
-    func startClick(accent: Bool, outputFrame: Int) {
+    func startClick(accent: Bool, outputFrame unheard: Int) {
+        // The music is heard after the isolation's delay; so is its click.
+        let outputFrame = unheard &+ isolationDelay
         var slot = clickVoiceCount
         if clickVoiceCount == clickVoiceCapacity {
             slot = 0

@@ -44,6 +44,8 @@ extension Engine {
         case .gap(let frames): gapFrames = max(0, frames)
         case .chime(let hour, let minute): startChime(hour: hour, minute: minute)
         case .abHere: abHere()
+        case .isolate(let mode): isolate(mode)
+        case .equalize(let low, let mid, let high): equalizer.setGains(lowDB: low, midDB: mid, highDB: high)
         case .countIn(let beats, let period):
             countInBeats = max(0, min(16, beats))
             countInPeriod = max(0, period)

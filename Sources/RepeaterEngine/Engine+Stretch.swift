@@ -173,7 +173,8 @@ extension Engine {
         incomingSinceFeed = 0
         incomingWarmUntil = Double(outCursor)
         fadePosition = -1
-        status.processingLatency.store(fresh.pointee.latencyFrames(), ordering: .relaxed)
+        stretchDelay = fresh.pointee.latencyFrames()
+        publishLatency()
     }
 
     /// Priming at a start or seek: feeds the fresh stretcher (within the cycle's budget) until its
@@ -458,7 +459,8 @@ extension Engine {
             outCursor = rawCursor
             currentSpeed = 1
             currentPitch = 0
-            status.processingLatency.store(0, ordering: .relaxed)
+            stretchDelay = 0
+            publishLatency()
         } else if let fresh = incoming {
             if let used = stretcher { giveBack(used) } else { inputCursor = Double(outCursor) }
             stretcher = fresh
@@ -467,7 +469,8 @@ extension Engine {
             trustTiming(fresh, fedFrom: incomingStart, step: handoverStep)
             phase = .stretching
             if !fresh.pointee.pitchConsistent { currentPitch = 0 }
-            status.processingLatency.store(fresh.pointee.latencyFrames(), ordering: .relaxed)
+            stretchDelay = fresh.pointee.latencyFrames()
+            publishLatency()
         }
         incoming = nil
         handover = .none

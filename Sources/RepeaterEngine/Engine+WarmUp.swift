@@ -4,6 +4,7 @@ extension Engine {
     /// lazy work (generic metadata, witness tables: it allocates and locks) happens here, not on the
     /// audio thread. Debug builds need this most; release builds mostly specialize it away.
     public static func warmUpRuntime() {
+        Isolator.warmUpRuntime()
         var configuration = Engine.Configuration(channelCount: 1, sourceFrameCount: 1000, blockFrames: 16, blockCount: 4,
                                                  declickFrames: 4, headFrames: 8, loop: (a: 4, b: 12), gapFrames: 2,
                                                  seamFadeFrames: 2, sampleRate: 10)

@@ -55,6 +55,10 @@ public final class Engine: @unchecked Sendable {
         public var pan = 0.0
         /// `render` writes one more buffer after the outputs: the metronome's and count-in's port.
         public var clickPort = false
+        /// Hearing the part at the start: the isolation and the equalizer's gains (dB), in effect
+        /// from the first frame.
+        public var isolation = IsolationMode.off
+        public var equalizer = (lowDB: 0.0, midDB: 0.0, highDB: 0.0)
 
         /// Source frames per output frame at speed 1 (1 when the rates match).
         public var baseRate: Double { sourceSampleRate > 0 ? Double(sourceSampleRate) / Double(sampleRate) : 1 }
@@ -108,6 +112,8 @@ public final class Engine: @unchecked Sendable {
     public let midiReports = SPSCRing<MIDIReport>(capacity: 256)
     /// The metronome's sounds.
     public let clicks: ClickBank
+    /// Audio → analysis: a mono copy of what is heard, while `controls.tapOn` (the note view).
+    public let tap = TapRing(capacity: 1 << 16)
     /// Control → audio: beat tables to click on (pointers to `BeatTable`, as bits).
     public let beatTables = SPSCRing<UInt>(capacity: 4)
     /// Audio → control: beat tables done with, for the control thread to free.
@@ -275,6 +281,14 @@ public final class Engine: @unchecked Sendable {
     let clickVoiceAccent: UnsafeMutablePointer<Bool>
     var clickVoiceCount = 0
 
+    // hearing the part (Engine+Hearing.swift): after the stretcher, before the gains
+    var isolator: Isolator
+    var equalizer: Equalizer
+    /// Frames the isolation delays the output by now (0 for `off`).
+    var isolationDelay = 0
+    /// Frames the stretcher delays the output by now.
+    var stretchDelay = 0
+
     // minute repeater
     var chime = ChimeSchedule(hour: 0, minute: 0, sampleRate: 1)
     var chimeActive = false
@@ -292,6 +306,8 @@ public final class Engine: @unchecked Sendable {
         clickVoiceStart.initialize(repeating: 0, count: 32)
         clickVoiceAccent = .allocate(capacity: 32)
         clickVoiceAccent.initialize(repeating: false, count: 32)
+        isolator = Isolator(channelCount: configuration.channelCount, sampleRate: configuration.sampleRate)
+        equalizer = Equalizer(channelCount: configuration.channelCount, sampleRate: configuration.sampleRate)
         channelCount = configuration.channelCount
         outputChannelCount = configuration.outputChannelCount > 0 ? configuration.outputChannelCount : configuration.channelCount
         precondition(outputChannelCount == channelCount || (channelCount == 1 && outputChannelCount == 2),
@@ -351,6 +367,12 @@ public final class Engine: @unchecked Sendable {
         setLevel(volume: configuration.volume, pan: configuration.pan)
         gainTargetBits = controls.gains.load(ordering: .relaxed)
         (gain0, gain1) = Engine.unpackGains(gainTargetBits)
+        if configuration.isolation != .off, isolator.setMode(configuration.isolation, immediately: true) {
+            isolationDelay = isolator.latencyFrames(for: configuration.isolation)
+        }
+        let eq = configuration.equalizer
+        equalizer.setGains(lowDB: eq.lowDB, midDB: eq.midDB, highDB: eq.highDB, immediately: true)
+        publishLatency()
     }
 
     deinit {
@@ -417,6 +439,9 @@ public final class Engine: @unchecked Sendable {
         midiCount = 0
         renderSpan(outputs, to: frameCount)
         cycleOffset = 0
+        isolator.process(outputs, frameCount: frameCount)
+        equalizer.process(outputs, frameCount: frameCount)
+        if controls.tapOn.load(ordering: .relaxed) { tap.write(outputs, channelCount: channelCount, frameCount: frameCount) }
         meterPre(outputs, frameCount: frameCount)
         applyGains(outputs, frameCount: frameCount)
         mixChime(outputs, frameCount: frameCount)
@@ -491,7 +516,7 @@ public final class Engine: @unchecked Sendable {
 
     /// The source frame the listener hears now: the one output `latency` frames ago carried.
     func audibleFrame() -> Int {
-        let latency = controls.latencyFrames.load(ordering: .relaxed) &+ controls.aheadFrames.load(ordering: .relaxed)
+        let latency = controls.latencyFrames.load(ordering: .relaxed) &+ controls.aheadFrames.load(ordering: .relaxed) &+ isolationDelay
         if phase == .stretching {
             let input = stretchStreamBase &+ Int(inputCursor + timingOffset - Double(latency) * currentSpeed * configuration.baseRate)
             return streamLog.sourceFrame(atOutput: input, fallback: playhead)

@@ -26,6 +26,8 @@ public struct EngineControls: ~Copyable, Sendable {
     public let clickOn = Atomic<Bool>(false)
     /// Clicks (metronome and count-in) are mixed into the first two outputs too, not only the click port.
     public let clickMix = Atomic<Bool>(false)
+    /// The note view reads `Engine.tap`: the audio thread writes it only while this is on.
+    public let tapOn = Atomic<Bool>(false)
     /// "A/B here" snaps to the beat table: 0 no, 1 the nearest beat, 2 the nearest bar's first beat.
     public let snap = Atomic<UInt8>(0)
 

@@ -56,6 +56,10 @@ public enum EngineCommand: BitwiseCopyable, Sendable, Equatable {
     /// A count-in of `beats` clicks, `periodFrames` source frames apart, before each repetition and
     /// when playing starts at A (0 beats: none). The gap before a repetition grows to hold it.
     case countIn(beats: Int, periodFrames: Int)
+    /// Hearing the part: what the isolation lets through (a switch is crossfaded).
+    case isolate(IsolationMode)
+    /// The equalizer's gains in dB (ramped over 20 ms).
+    case equalize(lowDB: Double, midDB: Double, highDB: Double)
 }
 
 /// Audio → disk reader: where the block stream must continue, and which loop heads to cache.
@@ -103,4 +107,8 @@ public enum EngineEvent: BitwiseCopyable, Sendable, Equatable {
     /// The JACK transport started (true) or stopped rolling, seen in the cycle it happened
     /// (reported while the engine follows the transport).
     case transport(rolling: Bool)
+    /// The isolation switched; the sound is now delayed by this many frames.
+    case isolation(delayFrames: Int)
+    /// An isolation the file's channels cannot do (the dispatcher checks first: should not happen).
+    case isolationRefused
 }

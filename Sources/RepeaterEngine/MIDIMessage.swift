@@ -88,6 +88,10 @@ public enum MIDIAction: UInt8, BitwiseCopyable, Sendable, CaseIterable {
     case back
     /// Select named loop n + 1 (n: the program number, or the controller's or note's number).
     case selectLoop
+    /// The next isolation (off → centre → sides → bass → off).
+    case isolate
+    /// The metronome on / off.
+    case click
 
     /// The name `learn ACTION` and midi.json use.
     public var name: String {
@@ -102,6 +106,8 @@ public enum MIDIAction: UInt8, BitwiseCopyable, Sendable, CaseIterable {
         case .chime: return "chime"
         case .back: return "back"
         case .selectLoop: return "select-loop"
+        case .isolate: return "isolate"
+        case .click: return "click"
         }
     }
 

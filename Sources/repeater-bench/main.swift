@@ -14,13 +14,16 @@
 //       librubberband alone over FILE (the system bench runs it as a child to measure its CPU).
 //   repeater-bench analyze [--minutes 5] [--rate 44100] [--rounds 3] [--file F]
 //       a recording's map (beats, bars, key) against aubio's beat tracker, CPU seconds (AnalyzeBench.swift).
+//   repeater-bench hearing [--seconds 20] [--paced-seconds 5]
+//       the isolator's and the equalizer's CPU cost per mode, tight and paced as a real-time player is.
 //   repeater-bench phrases [--minutes 60] [--keep]
 //       automatic phrases of an hour of espeak-ng speech: CPU seconds and accuracy (PhrasesBench.swift).
 import Foundation
 import RepeaterKit
+import RepeaterTestSupport
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-let mode = arguments.first.flatMap { ["engine", "system", "bare", "memory", "analyze", "phrases"].contains($0) ? $0 : nil } ?? "engine"
+let mode = arguments.first.flatMap { ["engine", "system", "bare", "memory", "analyze", "phrases", "hearing"].contains($0) ? $0 : nil } ?? "engine"
 if arguments.first == mode { arguments.removeFirst() }
 do throws(RepeaterError) {
     switch mode {
@@ -28,6 +31,16 @@ do throws(RepeaterError) {
     case "bare": try runBare(arguments: arguments)
     case "memory": try runMemory(arguments: arguments)
     case "analyze": runAnalyzeBench(arguments: arguments)
+    case "hearing":
+        var seconds = 20.0, paced = 5.0
+        var rest = arguments
+        while rest.count >= 2 {
+            let (name, value) = (rest.removeFirst(), Double(rest.removeFirst()) ?? 0)
+            if name == "--seconds" { seconds = value } else if name == "--paced-seconds" { paced = value }
+        }
+        let setUp = HearingBench.initMilliseconds()
+        print(String(format: "Isolator.init (stereo, 48 kHz): %.1f ms the first time, %.1f ms again", setUp.first, setUp.again))
+        print(HearingBench.table(HearingBench.measure(seconds: seconds, pacedSeconds: paced)))
     case "phrases":
         do { try runPhrasesBench(arguments: arguments) } catch { throw RepeaterError(.failure, "\(error)") }
     default:

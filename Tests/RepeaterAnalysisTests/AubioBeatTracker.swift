@@ -1,4 +1,5 @@
 import CAubio
+import CRepeaterSupport
 
 /// aubio's beat tracker (`aubio_tempo`, method "default", 1024-frame window, 512-frame hop: what
 /// `aubio beat` runs), for the comparison with qm-dsp on the accuracy set.
@@ -11,6 +12,10 @@ final class AubioBeatTracker {
     private(set) var beatFrames: [Int] = []
 
     init?(sampleRate: Int) {
+        // aubio plans FFTW transforms under its own mutex; the isolator's and the note view's tests
+        // plan under repeater's, so aubio takes that one too.
+        repeater_fftw_planner_lock()
+        defer { repeater_fftw_planner_unlock() }
         guard let tempo = new_aubio_tempo("default", 1024, UInt32(hop), UInt32(sampleRate)) else { return nil }
         self.tempo = tempo
         input = new_fvec(UInt32(hop))
@@ -18,6 +23,8 @@ final class AubioBeatTracker {
     }
 
     deinit {
+        repeater_fftw_planner_lock()
+        defer { repeater_fftw_planner_unlock() }
         del_aubio_tempo(tempo)
         del_fvec(input)
         del_fvec(output)

@@ -13,6 +13,7 @@ private func sample(for value: ValueKind) -> String {
         case "TIME": return "1.5"
         case "A-B": return "1-2"
         case "N", "MS", "X", "R": return "1"
+        case "L,M,H": return "-24,0,3"
         case "S", "P": return "0"
         case "V": return "-6dB"
         case "PORT": return "9000"

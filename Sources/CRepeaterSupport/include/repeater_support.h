@@ -33,6 +33,13 @@ int repeater_signal_take(void);
 /// for threads that are not real-time: it walks every arena under its lock.
 void repeater_malloc_trim(void);
 
+// ---- FFTW ---------------------------------------------------------------------------------------
+/// FFTW's planner (fftwf_plan_*, fftwf_destroy_plan) keeps process-wide state and is not
+/// thread-safe; every part of repeater that plans (the isolator, the note view, the tests' aubio)
+/// takes this one lock around it. Never on the audio thread: planning allocates.
+void repeater_fftw_planner_lock(void);
+void repeater_fftw_planner_unlock(void);
+
 // ---- Threads ----------------------------------------------------------------------------------
 /// Lowers the calling thread to the least CPU priority (nice 19), for background analyses that must
 /// never take time from JACK's threads or the control thread. Returns 0, or -1 with errno set.

@@ -68,6 +68,11 @@ public struct OfflineRenderer {
         var written = 0
         var progress = ProgressBar(label: "rendering", enabled: options.progress, total: expected, sampleRate: info.sampleRate)
         if options.sound.speed != 1 && limit == nil { expected = Int(Double(expected) / options.sound.speed) }
+        // The isolation (when on) delays the sound by its latency: the file starts that much later
+        // in the engine's output, and its end comes out that much after the engine's end.
+        let delay = engine.isolationDelayFrames
+        var rendered = 0
+        var end: Int?
         while limit.map({ written < $0 }) ?? true {
             reader.fill()
             supply.service()
@@ -76,19 +81,25 @@ public struct OfflineRenderer {
                 engine.render(frameCount: cycle, outputs: outputs.baseAddress!)
                 repeater_rtprobe_leave()
             }
-            var valid = cycle
-            var ended = false
             while let event = engine.events.pop()?.event {
-                if case .finished(_, _, let outputFrame) = event {
-                    valid = outputFrame - written
-                    ended = true
-                }
+                if case .finished(_, _, let outputFrame) = event, end == nil { end = outputFrame + delay }
             }
-            if let limit { valid = min(valid, limit - written) }
-            if valid > 0 { try writer.write(planar: planar, frameCount: valid, scratch: interleaved) }
-            written += max(0, valid)
+            // This cycle's output frames that carry the file: from `delay` on, up to the end and the limit.
+            var from = max(rendered, delay), to = rendered + cycle
+            if let end { to = min(to, end) }
+            if let limit { to = min(to, delay + limit) }
+            if to > from {
+                if from > rendered {
+                    for channel in planar.indices { (planar[channel]).update(from: planar[channel] + (from - rendered), count: to - from) }
+                }
+                try writer.write(planar: planar, frameCount: to - from, scratch: interleaved)
+                written += to - from
+            } else {
+                from = to
+            }
+            rendered += cycle
             progress.update(written)
-            if ended { break }
+            if let end, rendered >= end { break }
         }
         writer.close()
         progress.finish()

@@ -90,6 +90,10 @@ public func parseSoundOption(_ name: String, inline: String?, _ arguments: inout
         do { sound.pan = try Volume.parsePan(text) } catch { throw .input("--" + error.message) }
     case "--declick":
         sound.declickMilliseconds = try parseNumber(try arguments.value(for: name, inline: inline), option: name, range: 0...500)
+    case "--isolate":
+        do { sound.isolation = try IsolationMode(parsing: try arguments.value(for: name, inline: inline)) } catch { throw .input("--isolate: " + error.message) }
+    case "--eq":
+        do { sound.equalizer = try EqualizerGains(parsing: try arguments.value(for: name, inline: inline)) } catch { throw .input("--eq: " + error.message) }
     default:
         return false
     }

@@ -40,6 +40,11 @@ public enum CommandTable {
         OptionSpec("--engine", value: .choice("E", ["finer", "faster"]), help: "finer (Rubber Band R3, the default) or faster (R2)"),
         OptionSpec("--volume", value: .text("V"), help: "-6dB, +3dB or a linear gain such as 0.5 (silence to +12 dB)"),
         OptionSpec("--pan", value: .text("P"), help: "-1 left … 1 right (stereo: balance; mono: equal-power pan)"),
+        OptionSpec("--isolate", value: .choice("MODE", ["off", "centre", "sides", "left", "right", "bass"], open: true), help: """
+            hear one part: off (default) | centre (voice, bass, lead) | sides (karaoke) |
+            left | right | bass (30-400 Hz) | band:LO-HI (Hz, e.g. band:200-2000)
+            """),
+        OptionSpec("--eq", value: .text("L,M,H"), help: "EQ gains in dB: low shelf 150 Hz, mid 1 kHz, high shelf 6 kHz (e.g. -24,0,3)"),
     ]
 
     public static let play = CommandSpec(

@@ -69,6 +69,9 @@ public struct SoundOptions: Sendable {
     public var volume = 1.0
     /// −1 (left) … 1 (right): a balance for stereo, an equal-power pan for mono (played to two ports).
     public var pan = 0.0
+    /// Hearing the part: what the isolation lets through, and the equalizer's gains.
+    public var isolation = IsolationMode.off
+    public var equalizer = EqualizerGains()
 
     public init() {}
 
@@ -103,6 +106,11 @@ public struct SoundOptions: Sendable {
         configuration.outputChannelCount = Self.outputChannels(for: info.channelCount)
         configuration.volume = volume
         configuration.pan = pan
+        if isolation.needsStereo, info.channelCount != 2 {
+            throw .input("--isolate \(isolation.name) needs a stereo file; '\(info.path)' has \(info.channelCount) channel\(info.channelCount == 1 ? "" : "s") (bass and band:LO-HI work on any)")
+        }
+        configuration.isolation = isolation
+        configuration.equalizer = (equalizer.lowDB, equalizer.midDB, equalizer.highDB)
         return configuration
     }
 

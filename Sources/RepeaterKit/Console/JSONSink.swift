@@ -1,4 +1,5 @@
 import Foundation
+import RepeaterAnalysis
 import RepeaterEngine
 
 /// `--status json`: one JSON object per line on stdout, periodic status and events (docs/manual.md: *JSON
@@ -66,6 +67,20 @@ public final class JSONSink: OutputSink {
         line.add("snap", s.map.snap.rawValue)
         line.add("count_in", s.map.countIn)
         line.add("click", s.map.click)
+        line.add("isolate", s.hearing.isolation.name)
+        line.addRaw("eq", "[\(s.hearing.equalizer.text)]")
+        if let report = s.hearing.notes {
+            line.add("notes_mode", s.hearing.notesMode.rawValue)
+            line.addRaw("notes", "[" + report.notes.map { note in
+                var item = JSONLine()
+                item.add("name", note.name)
+                item.add("midi", note.midi)
+                item.add("cents", Double(note.cents), digits: 1)
+                item.add("level_db", Double(note.levelDB), digits: 1)
+                return item.text
+            }.joined(separator: ",") + "]")
+            if let chord = report.chord { line.add("chord", chord) } else { line.addRaw("chord", "null") }
+        }
         line.add("underruns", s.underruns)
         line.add("xruns", s.xruns)
         line.add("missed_cycles", s.missedCycles)

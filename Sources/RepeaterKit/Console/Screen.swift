@@ -45,13 +45,14 @@ public enum Screen {
         // (line, priority to keep: higher stays longer)
         var parts: [(String, Int)] = []
         parts.append((header(state, width: width, paint: &painter), 9))
-        parts.append((fitFirst(settingsForms(state), width: width), 3))
+        parts.append((fitFirst(settingsForms(state).map { $0 + hearingSettings(state) } + settingsForms(state), width: width), 3))
         if let trainer = state.trainerLine { parts.append((fit(trainer, width), 4)) }
         if let transport = state.transportLine { parts.append((fit(transport, width), 4)) }
         for line in overview(state, width: width, paint: painter) { parts.append((line, 8)) }
         if let ruler = barRuler(state, width: width) { parts.append((painter.style(ruler, "2"), 6)) }
         parts.append((fitFirst(loopForms(state), width: width), 7))
         if let forms = mapForms(state) { parts.append((fitFirst(forms, width: width), 5)) }
+        if let notes = noteLines(state, width: width) { for line in notes { parts.append((fit(line, width), 4)) } }
         if let session = state.sessionLine { parts.append((fit(session, width), 4)) }
         let meterLines = meters(state, width: width, paint: painter)
         for (index, line) in meterLines.enumerated() { parts.append((line, index == meterLines.count - 1 ? 1 : 8)) }

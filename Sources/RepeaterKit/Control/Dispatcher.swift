@@ -41,7 +41,9 @@ public final class Dispatcher: CommandSink {
     private var queued: [Command] = []
     private var lastSentCycle = -1
     /// The last OSC sender: refusals the engine reports later go back to it.
-    private var lastReply: (any ReplyChannel)?
+    var lastReply: (any ReplyChannel)?
+    /// The note view (hearing the part), when one runs.
+    public var noteView: NoteView?
 
     init(info: AudioFileInfo, engine: Engine, keeper: SessionKeeper, output: Output, trainer: SpeedTrainer?, gapFrames: Int) {
         self.info = info
@@ -192,6 +194,7 @@ public final class Dispatcher: CommandSink {
         case .pitch(let value):
             guard (-24...24).contains(value) else { return refuse("pitch takes -24 to 24 semitones, not \(value)", command) }
             engine.controls.pitchSemitones.store(value, ordering: .relaxed)
+            noteView?.resetLoop()
         case .rateBy(let delta):
             let value = ((engine.controls.speed.load(ordering: .relaxed) + delta) * 100).rounded() / 100
             guard (0.25...4).contains(value) else { return refuse("speed stays between 0.25 and 4", command) }
@@ -227,6 +230,7 @@ public final class Dispatcher: CommandSink {
             let next = learning.flatMap { actions.firstIndex(of: $0) }.map { ($0 + 1) % actions.count } ?? 0
             learn(actions[next], command)
         case .map(let map): performMap(map, command)
+        case .hearing(let hearing): performHearing(hearing, command)
         case .status: statusRequested = true
         case .help: output.showKeys(KeyMap.help)
         }
@@ -291,6 +295,8 @@ public final class Dispatcher: CommandSink {
         case .abHere: action = .abHere
         case .loopToggle: action = .toggleLoop
         case .restart: action = .jumpToA
+        case .isolate: action = .hearing(.isolateNext)
+        case .click: action = .map(.click(nil))
         case .none: return false
         }
         return submit(Command(action, source: .midi))
@@ -312,6 +318,7 @@ public final class Dispatcher: CommandSink {
                 output.event(PlayerEvent("underrun") { $0.add("frame", frame) })
             case .loop(let a, let b, let enabled):
                 updateCountIn(a: a, b: b)
+                noteView?.resetLoop()
                 output.event(PlayerEvent("loop", source: source) {
                     $0.add("a", a); $0.add("b", b)
                     $0.add("a_s", self.seconds(a)); $0.add("b_s", self.seconds(b))
@@ -332,6 +339,10 @@ public final class Dispatcher: CommandSink {
                 output.event(PlayerEvent(playing ? "play" : "pause", source: source))
             case .transport(let rolling):
                 output.event(PlayerEvent("transport", source: .transport, note: rolling ? nil : "waiting for transport") { $0.add("rolling", rolling) })
+            case .isolation(let delay):
+                isolationApplied(delayFrames: delay, source: source)
+            case .isolationRefused:
+                reject("this isolation needs a stereo file", source: source, reply: source == .osc ? lastReply : nil)
             case .refused(let reason, let frame):
                 let message: String
                 switch reason {

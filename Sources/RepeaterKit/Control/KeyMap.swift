@@ -11,6 +11,7 @@ public enum KeyMap {
     1 … 9 play a named loop · m MIDI learn (again: next action) · M stop learning · q quit · ? keys
     k click on/off · K count-in 0/1/2 bars · g snap off/beat/bar · D this beat starts a bar
     * / / tempo ×2 / ÷2 · ; / ' grid 10 ms earlier / later
+    i isolate: off/centre/sides/bass/left/right · v notes at the playhead / over the loop
     """
 
     public static func command(for key: Key) -> ControlCommand? {
@@ -41,6 +42,8 @@ public enum KeyMap {
         case .character("("): return .panBy(-0.1)
         case .character(")"): return .panBy(0.1)
         case .home: return .jumpToA
+        case .character("i"): return .hearing(.isolateNext)
+        case .character("v"): return .hearing(.notes(nil))
         case .character("k"): return .map(.click(nil))
         case .character("K"): return .map(.countInNext)
         case .character("g"): return .map(.snapNext)

@@ -24,6 +24,7 @@ public enum OSCRequest: Equatable, Sendable {
         "/repeater/pitch f", "/repeater/volume f", "/repeater/pan f", "/repeater/chime", "/repeater/save", "/repeater/quit",
         "/repeater/loop/bars ii", "/repeater/snap s", "/repeater/count-in i", "/repeater/click i", "/repeater/tempo f",
         "/repeater/tempo/double", "/repeater/tempo/half", "/repeater/downbeat", "/repeater/beats-per-bar i",
+        "/repeater/isolate s", "/repeater/eq fff", "/repeater/notes s",
         "/repeater/subscribe [i]", "/repeater/unsubscribe [i]",
     ]
 
@@ -95,6 +96,20 @@ public enum OSCRequest: Equatable, Sendable {
         case "/repeater/tempo/half": return none(.map(.tempoHalve))
         case "/repeater/downbeat": return none(.map(.downbeat(nil)))
         case "/repeater/beats-per-bar": return one("one integer, 1 to 16", 1...16) { .map(.beatsPerBar(Int($0))) }
+        case "/repeater/isolate":
+            guard arguments.count == 1, case .string(let text) = arguments[0] else { return usage("one string: off, centre, sides, left, right, bass or band:LO-HI") }
+            do { return .success(.command(.hearing(.isolate(try IsolationMode(parsing: text))))) } catch { return .failure(OSCError(message: "/repeater/isolate: " + error.message)) }
+        case "/repeater/eq":
+            guard arguments.count == 3, let low = number(0), let mid = number(1), let high = number(2) else { return usage("three numbers: low, mid and high gains in dB") }
+            do {
+                let gains = try EqualizerGains(parsing: "\(low),\(mid),\(high)")
+                return .success(.command(.hearing(.equalize(lowDB: gains.lowDB, midDB: gains.midDB, highDB: gains.highDB))))
+            } catch {
+                return .failure(OSCError(message: "/repeater/eq: " + error.message))
+            }
+        case "/repeater/notes":
+            guard arguments.count == 1, case .string(let text) = arguments[0], let mode = NoteViewMode(rawValue: text) else { return usage("one string: playhead or loop") }
+            return .success(.command(.hearing(.notes(mode))))
         case "/repeater/subscribe", "/repeater/unsubscribe":
             let subscribe = path == "/repeater/subscribe"
             if arguments.isEmpty { return .success(subscribe ? .subscribe(port: nil) : .unsubscribe(port: nil)) }

@@ -213,10 +213,23 @@ public final class OSCFeedback: OutputSink {
             lo_message_add_int32(bar, Int32(clamping: beat))
         }
         defer { if let bar { lo_message_free(bar) } }
+        // The note view: the chord ("" for none), then name, cents and level (dB) of each note.
+        var notes: lo_message?
+        if let report = s.hearing.notes {
+            notes = lo_message_new()
+            lo_message_add_string(notes, report.chord ?? "")
+            for note in report.notes {
+                lo_message_add_string(notes, note.name)
+                lo_message_add_float(notes, note.cents)
+                lo_message_add_float(notes, max(-120, note.levelDB))
+            }
+        }
+        defer { if let notes { lo_message_free(notes) } }
         for subscriber in subscribers.values {
             lo_send_message(subscriber.address, "/repeater/status", status)
             lo_send_message(subscriber.address, "/repeater/meter", meter)
             if let bar { lo_send_message(subscriber.address, "/repeater/bar", bar) }
+            if let notes { lo_send_message(subscriber.address, "/repeater/notes", notes) }
         }
     }
 

@@ -53,6 +53,8 @@ public struct StatusSnapshot: Sendable {
     public var droppedLines = 0
     /// The recording's map and where the listener is in it.
     public var map = MapSnapshot()
+    /// Hearing the part: isolation, EQ, the note view.
+    public var hearing = HearingSnapshot()
 
     public init() {}
 

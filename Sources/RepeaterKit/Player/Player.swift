@@ -72,6 +72,8 @@ public final class Player {
             startGrid = made
         }
         sound = plan.sound(commandLine: commandLineSound, given: options.givenSoundOptions, trainer: options.trainer)
+        keeper.session.isolation = sound.isolation
+        keeper.session.equalizer = sound.equalizer
         var configuration = try sound.engineConfiguration(for: file.info)
         configuration.chimeTempo = options.chime.tempo
         self.configuration = configuration
@@ -193,6 +195,7 @@ public final class Player {
                 $0.add("frame", self.configuration.startFrame)
             })
         }
+        startNoteView(sampleRate: client.sampleRate)
         return try loop(client: client)
     }
 
@@ -279,6 +282,14 @@ public final class Player {
             }
         }
         if let osc { output.add(osc.feedback) }
+    }
+
+    /// The note view runs for the sinks that show it: the screen, JSON, OSC subscribers.
+    private func startNoteView(sampleRate: Int) {
+        guard hasScreen || options.status == .json || osc != nil else { return }
+        let view = NoteView(engine: engine, sampleRate: sampleRate)
+        view.start()
+        dispatcher.noteView = view
     }
 
     private func loop(client: JackClient) throws(RepeaterError) -> Ending {
@@ -430,6 +441,7 @@ public final class Player {
         s.headLoadMaxMilliseconds = Double(reader.longestHeadLoadMicroseconds.load(ordering: .relaxed)) / 1000
         s.lostMessages = engine.status.lostEvents.load(ordering: .relaxed) + engine.status.lostRequests.load(ordering: .relaxed)
         s.map = dispatcher.mapSnapshot(at: s.frame)
+        s.hearing = dispatcher.hearingSnapshot()
         return s
     }
 
@@ -472,6 +484,7 @@ public final class Player {
     /// The JACK side of one connection, taken down: deactivate, join the disk thread, free the
     /// stretchers, close the client.
     private func disconnect() {
+        dispatcher?.noteView?.stop()
         client?.deactivate()
         writeCallbackStatistics()
         reader?.stop()

@@ -65,6 +65,9 @@ public struct Session: Equatable, Sendable {
     public var snap: SnapMode = .off
     public var countInBeats = 0
     public var click = false
+    /// Hearing the part (Session+Hearing.swift).
+    public var isolation = IsolationMode.off
+    public var equalizer = EqualizerGains()
     /// Top-level fields this version does not know.
     public var extra = JSONObject()
 
@@ -75,7 +78,7 @@ public struct Session: Equatable, Sendable {
 
     static let knownKeys: Set<String> = Set(["format", "version", "audio", "sample_rate", "position", "position_time", "loop",
                                          "active_loop", "loops", "speed", "pitch", "volume", "pan", "gap", "declick_ms", "trainer", "transport"])
-        .union(mapKeys)
+        .union(mapKeys).union(hearingKeys)
 
     // MARK: writing
 
@@ -134,6 +137,7 @@ public struct Session: Equatable, Sendable {
         }
         if let transport { object["transport"] = .string(transport) }
         writeMap(into: &object)
+        writeHearing(into: &object)
         for key in extra.keys where object[key] == nil { object[key] = extra[key] }
         return .object(object)
     }
@@ -228,6 +232,7 @@ public struct Session: Equatable, Sendable {
             session.transport = mode == "off" ? nil : mode
         }
         try session.readMap(from: object, reader: &reader)
+        try session.readHearing(from: object, reader: &reader)
         session.extra = object.unknown(knownKeys)
         return session
     }

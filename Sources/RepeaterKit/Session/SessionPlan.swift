@@ -76,6 +76,8 @@ struct SessionPlan {
         if !given.contains("--pan") { sound.pan = s.pan }
         if !given.contains("--gap") && s.gapSeconds > 0 { sound.gap = .seconds(s.gapSeconds) }
         if !given.contains("--declick") { sound.declickMilliseconds = s.declickMilliseconds }
+        if !given.contains("--isolate") { sound.isolation = s.isolation }
+        if !given.contains("--eq") { sound.equalizer = s.equalizer }
         if !given.contains("--loop"), let loop = s.loop, loop.on {
             sound.loop = LoopSpec(start: .frames(loop.a), end: .frames(loop.b))
         }
