@@ -48,7 +48,7 @@ let package = Package(
                 swiftSettings: [.define("REPEATER_PERFORMANCE_CHECKS", .when(configuration: .release))]),
         // The non-real-time side: files, disk reader, JACK binding, offline render, CLI helpers.
         .target(name: "RepeaterKit", dependencies: ["RepeaterEngine", "RepeaterAnalysis", "RepeaterLines", "CJack", "CSndfile", "CLiblo", "CRepeaterSupport"]),
-        .executableTarget(name: "repeater", dependencies: ["RepeaterEngine", "RepeaterKit"]),
+        .executableTarget(name: "repeater", dependencies: ["RepeaterEngine", "RepeaterKit", "RepeaterLines"]),
         .executableTarget(name: "repeater-capture", dependencies: ["RepeaterKit", "RepeaterTestSupport"]),
         .executableTarget(name: "repeater-bench", dependencies: ["RepeaterEngine", "RepeaterKit", "RepeaterAnalysis", "RepeaterTestSupport", "CRubberBand", "CRepeaterSupport"]),
         // libFuzzer targets for the parsers and decoders (scripts/fuzz), and their corpora's replayer.
@@ -57,10 +57,10 @@ let package = Package(
         .target(name: "RepeaterTestSupport", dependencies: ["RepeaterKit", "RepeaterAnalysis", "RepeaterLines", "CFFTWDouble"]),
         .testTarget(name: "RepeaterEngineTests", dependencies: ["RepeaterEngine", "RepeaterTestSupport", "RTCheck"]),
         // Golden/ holds files the tests read from the source tree by path (and docs/manual.md quotes).
-        .testTarget(name: "RepeaterKitTests", dependencies: ["RepeaterKit", "RepeaterTestSupport", "RTCheck"], exclude: ["Golden"]),
+        .testTarget(name: "RepeaterKitTests", dependencies: ["RepeaterKit", "RepeaterLines", "RepeaterTestSupport", "RTCheck"], exclude: ["Golden"]),
         .testTarget(name: "RepeaterLinesTests", dependencies: ["RepeaterLines"]),
         .testTarget(name: "RepeaterAnalysisTests", dependencies: ["RepeaterAnalysis", "RepeaterLines", "RepeaterTestSupport", "CAubio", "CRepeaterSupport"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["RepeaterEngine", "RepeaterKit", "RepeaterTestSupport", "repeater", "repeater-capture"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["RepeaterEngine", "RepeaterKit", "RepeaterLines", "RepeaterTestSupport", "repeater", "repeater-capture"]),
     ],
     cxxLanguageStandard: .cxx17
 )

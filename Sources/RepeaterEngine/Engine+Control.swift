@@ -44,6 +44,13 @@ extension Engine {
         case .gap(let frames): gapFrames = max(0, frames)
         case .chime(let hour, let minute): startChime(hour: hour, minute: minute)
         case .abHere: abHere()
+        case .setLoopAtWrap(let a, let b, let gap): queueLoop(a: a, b: b, gapFrames: gap)
+        case .finishAtWrap:
+            queuedA = -1
+            finishQueued = true
+        case .cancelAtWrap:
+            queuedA = -1
+            finishQueued = false
         case .isolate(let mode): isolate(mode)
         case .equalize(let low, let mid, let high): equalizer.setGains(lowDB: low, midDB: mid, highDB: high)
         case .countIn(let beats, let period):

@@ -108,6 +108,11 @@ extension Engine {
         }
     }
 
+    /// Audio thread. Copies what is heard to the note view's tap, when it listens.
+    func feedTap(_ outputs: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        if controls.tapOn.load(ordering: .relaxed) { tap.write(outputs, channelCount: channelCount, frameCount: frameCount) }
+    }
+
     /// Audio thread. Measures the source (pre) stage of this cycle.
     func meterPre(_ outputs: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         meters.measure(outputs, channels: channelCount, first: 0, frameCount: frameCount)

@@ -66,13 +66,15 @@ extension Engine {
     }
 
     /// Asks the reader to cache the head at `frame` in a slot that is neither being read nor holding
-    /// the A in effect. One load at a time: a newer A is asked for when the current load lands.
+    /// the A in effect (nor the A queued for the next wrap). One load at a time: a newer A is asked
+    /// for when the current load lands.
     func requestHead(for frame: Int) {
         if loadInFlight { return }
         var chosen = -1
         for slot in 0..<heads.slotCount {
             if slot == headActive { continue }
             if slotFrame[slot] == loopA { continue }
+            if queuedA >= 0, slotFrame[slot] == queuedA, frame != queuedA { continue }
             chosen = slot
             break
         }
@@ -98,6 +100,8 @@ extension Engine {
                     loopA = requestedA
                     post(.loop(a: loopA, b: loopB, enabled: loopOn), source: loopSource)
                 }
+            } else if loaded.frame == queuedA {
+                if readySlot(for: requestedA) < 0 { requestHead(for: requestedA) }
             } else {
                 requestHead(for: requestedA)
             }
@@ -141,6 +145,46 @@ extension Engine {
         gapRemaining = gapFrames
         if countInBeats > 0 { pendingCountIn = true }
         postWrap(count: passes, from: from, to: loopA, streamFrame: outputFrame)
+    }
+
+    /// Queues the loop A…B for the next wrap (its head is cached now, so that the wrap does not
+    /// wait for the disk).
+    func queueLoop(a: Int, b: Int, gapFrames gap: Int) {
+        guard a >= 0, a < b, b <= configuration.sourceFrameCount else {
+            post(.refused(.aNotBeforeB, frame: a))
+            return
+        }
+        queuedA = a
+        queuedB = b
+        queuedGap = max(0, gap)
+        finishQueued = false
+        if readySlot(for: a) < 0 { requestHead(for: a) }
+    }
+
+    /// At B with a loop queued: on to it, after the current gap (from its cached head, or through
+    /// the disk while the gap plays if the head is not in yet); its gap applies from then on.
+    func wrapToQueued(outputFrame: Int) {
+        let from = playhead
+        passes += 1
+        status.passes.store(passes, ordering: .relaxed)
+        requestedA = queuedA
+        loopA = queuedA
+        loopB = queuedB
+        let slot = readySlot(for: queuedA)
+        if slot >= 0 {
+            enterHead(slot: slot, at: queuedA)
+        } else {
+            headActive = -1
+            playhead = queuedA
+            aimRing(at: queuedA)
+            awaitingSeekData = true
+        }
+        gapRemaining = gapFrames
+        gapFrames = queuedGap
+        queuedA = -1
+        if countInBeats > 0 { pendingCountIn = true }
+        postWrap(count: passes, from: from, to: loopA, streamFrame: outputFrame)
+        post(.loop(a: loopA, b: loopB, enabled: loopOn))
     }
 
     /// At B on the last pass asked for (`maxPasses`): the source ends here.

@@ -24,9 +24,16 @@ extension Engine {
                 continue
             }
             if loopOn, playhead >= loopB {
-                if configuration.maxPasses > 0, passes + 1 >= configuration.maxPasses {
+                var last = finishQueued
+                if configuration.maxPasses > 0, passes + 1 >= configuration.maxPasses { last = true }  // (no `||`: its right side would capture self)
+                if last {
+                    finishQueued = false
                     finishLastPass(outputFrame: outputFrame)
                     break
+                }
+                if queuedA >= 0 {
+                    wrapToQueued(outputFrame: outputFrame)
+                    continue
                 }
                 let slot = usableHeadSlot()
                 if slot >= 0 {

@@ -153,6 +153,12 @@ public final class Engine: @unchecked Sendable {
     var gapFrames: Int
     var gapRemaining = 0
     var passes = 0
+    /// A loop to go on to at the next wrap (`queueLoop`; -1: none), its B and the gap after it.
+    var queuedA = -1
+    var queuedB = 0
+    var queuedGap = 0
+    /// End at the next wrap.
+    var finishQueued = false
 
     // loop-head cache bookkeeping: slot → first source frame (-1: empty or loading) and length
     let slotFrame: UnsafeMutablePointer<Int>
@@ -441,7 +447,7 @@ public final class Engine: @unchecked Sendable {
         cycleOffset = 0
         isolator.process(outputs, frameCount: frameCount)
         equalizer.process(outputs, frameCount: frameCount)
-        if controls.tapOn.load(ordering: .relaxed) { tap.write(outputs, channelCount: channelCount, frameCount: frameCount) }
+        feedTap(outputs, frameCount: frameCount)
         meterPre(outputs, frameCount: frameCount)
         applyGains(outputs, frameCount: frameCount)
         mixChime(outputs, frameCount: frameCount)

@@ -56,6 +56,13 @@ public enum EngineCommand: BitwiseCopyable, Sendable, Equatable {
     /// A count-in of `beats` clicks, `periodFrames` source frames apart, before each repetition and
     /// when playing starts at A (0 beats: none). The gap before a repetition grows to hold it.
     case countIn(beats: Int, periodFrames: Int)
+    /// At the next wrap (at B), go on to the loop A…B instead of repeating the current one, after
+    /// the current gap; from then on the gap is `gapFrames`. A drill moves to its next line so.
+    case setLoopAtWrap(a: Int, b: Int, gapFrames: Int)
+    /// At the next wrap, end (the source ends there): a drill's last pass.
+    case finishAtWrap
+    /// Forget a loop or an end queued for the next wrap.
+    case cancelAtWrap
     /// Hearing the part: what the isolation lets through (a switch is crossfaded).
     case isolate(IsolationMode)
     /// The equalizer's gains in dB (ramped over 20 ms).

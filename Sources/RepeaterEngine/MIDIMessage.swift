@@ -92,6 +92,8 @@ public enum MIDIAction: UInt8, BitwiseCopyable, Sendable, CaseIterable {
     case isolate
     /// The metronome on / off.
     case click
+    /// The next line (a language lab's pedal).
+    case nextLine
 
     /// The name `learn ACTION` and midi.json use.
     public var name: String {
@@ -108,6 +110,7 @@ public enum MIDIAction: UInt8, BitwiseCopyable, Sendable, CaseIterable {
         case .selectLoop: return "select-loop"
         case .isolate: return "isolate"
         case .click: return "click"
+        case .nextLine: return "next-line"
         }
     }
 

@@ -29,7 +29,9 @@ public struct StretchTiming: Sendable, Equatable {
 
     /// Not measured: the engine keeps its own count (a stretcher made by tests).
     public static let unknown = StretchTiming(lags: (0, 0, 0, 0, 0))
-    public var isKnown: Bool { self != .unknown }
+    /// (A measured stretcher always lags at speed 1; compared field by field, not with `unknown`,
+    /// whose lazy initialisation the audio thread must not reach.)
+    public var isKnown: Bool { lags.2 != 0 }
 
     /// Input frames between the input fed and the input carried by the first frame out after it, at
     /// `step` input frames per output frame. Real-time thread: arithmetic only.

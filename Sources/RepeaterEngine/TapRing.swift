@@ -2,7 +2,7 @@
 /// volume and pan), for the note view. A single-producer/single-consumer ring of Floats; the audio
 /// thread writes each cycle what fits and drops the rest (counted): the view is lossy by design,
 /// it never holds the audio thread up.
-public final class TapRing: @unchecked Sendable {
+public struct TapRing: ~Copyable, @unchecked Sendable {
     let indices: RingIndices
     let storage: UnsafeMutablePointer<Float>
     /// Frames the audio thread had to drop because the reader was behind.
@@ -18,6 +18,7 @@ public final class TapRing: @unchecked Sendable {
     deinit { storage.deallocate() }
 
     /// Real-time thread. Writes the mean of `channelCount` planar buffers, `frameCount` frames.
+    @inline(__always)
     func write(_ buffers: UnsafePointer<UnsafeMutablePointer<Float>>, channelCount: Int, frameCount: Int) {
         let room = indices.writableCount()
         let n = min(room, frameCount)

@@ -1,6 +1,7 @@
 import Foundation
 import RepeaterEngine
 import RepeaterKit
+import RepeaterLines
 
 /// Parses the command line (against `CommandTable`) and runs the command; returns the exit code.
 func runMain(_ argv: [String]) -> Int32 {
@@ -42,6 +43,21 @@ func runMain(_ argv: [String]) -> Int32 {
             }
             if !result.cached { bar.finish() }
             Console.writeOut((json ? MapReport.json(result.grid, cached: result.cached) : MapReport.text(result.grid, path: path, cached: result.cached)) + "\n")
+            return 0
+        case .phrases(let path, let format, let output):
+            let lines = try RecordingLines.phrases(path: path)
+            let info = try AudioFile(path: path).info
+            let named: [String: LineFormat] = ["srt": .subRip, "vtt": .webVTT, "labels": .audacityLabels, "json": .json]
+            let lineFormat = format.flatMap { named[$0] } ?? output.flatMap { LineFormat(path: $0) } ?? .subRip
+            let text = LineFileWriter.text(of: lines.textLines(sampleRate: info.sampleRate), format: lineFormat)
+            if let output {
+                do { try text.write(toFile: output, atomically: true, encoding: .utf8) } catch {
+                    throw .input("cannot write '\(output)': \(error.localizedDescription)")
+                }
+                Console.note("wrote \(lines.lines.count) phrases to '\(output)'")
+            } else {
+                Console.writeOut(text)
+            }
             return 0
         case .doctor(let options):
             let report = Doctor(options: options).run()

@@ -173,6 +173,16 @@ func expectExactlyOnce(_ captured: [[Float]], _ expected: [[Float]], sourceLocat
         for i in (offset + frames)..<captured[channel].count where captured[channel][i] != 0 { mismatches += 1 }
         for i in 0..<offset where captured[channel][i] != 0 { mismatches += 1 }
     }
+    if mismatches > 0, let first = (0..<captured[0].count).first(where: { i in
+        let j = i - offset
+        return (j >= 0 && j < frames) ? captured[0][i] != expected[0][j] : captured[0][i] != 0
+    }) {
+        let last = (0..<captured[0].count).last(where: { i in
+            let j = i - offset
+            return (j >= 0 && j < frames) ? captured[0][i] != expected[0][j] : captured[0][i] != 0
+        }) ?? first
+        Issue.record("first difference at expected frame \(first - offset) (of \(frames)), last at \(last - offset)", sourceLocation: sourceLocation)
+    }
     #expect(mismatches == 0, "samples differing from the file (or non-silent outside it)", sourceLocation: sourceLocation)
 }
 

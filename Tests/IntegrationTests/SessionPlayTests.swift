@@ -147,18 +147,18 @@ extension JackSuites {
             #expect(kept.count == 2 && kept.contains { $0.hasSuffix(".previous.json") }, "\(kept)")
         }
 
-        @Test("the shipped sessions play: demo.json and language.json with their generated audio, loops and settings in effect")
+        @Test("the shipped sessions play: demo.json and language.json (its subtitles and drill) with their generated audio, loops and settings in effect")
         func shippedSessionsPlay() throws {
             let server = try TestServer()
             let scratch = ScratchDirectory()
             let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-            for name in ["demo.json", "language.json"] {
+            for name in ["demo.json", "language.json", "phrases.srt"] {
                 try FileManager.default.copyItem(atPath: root + "/sessions/" + name, toPath: scratch.file(name))
             }
             let made = try run("/bin/bash", [root + "/scripts/make-demo-audio", scratch.path], in: scratch.path, timeout: 60)
             try #require(made.status == 0, "scripts/make-demo-audio: \(made.stderr)")
             for (name, expected) in [("demo.json", ["\"a\":0,", "\"b\":134400,", "\"rate\":0.75", "\"active_loop\":\"first bar\"", "\"trainer\":{"]),
-                                     ("language.json", ["\"a\":0,", "\"b\":144000,", "\"rate\":0.9", "\"active_loop\":\"bonjour\""])] {
+                                     ("language.json", ["\"a\":0,", "\"b\":144000,", "\"rate\":0.9", "\"drill\":{\"line\":1,", "\"text\":\"Bonjour, comment allez-vous ?\""])] {
                 let player = try Child(repeaterPath, ["play", name, "--server", server.name, "--connect", "none", "--status", "json"], in: scratch.path)
                 #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(name): \(player.stderr)")
                 player.send("2")  // not a command: an error event, nothing else

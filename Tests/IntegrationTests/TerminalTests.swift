@@ -67,10 +67,13 @@ extension JackSuites {
             let server = try TestServer()
             let scratch = ScratchDirectory()
             try writeRamp(path: scratch.file("ramp.wav"), frames: 48_000 * 30, channels: 2, format: .wav16)
+            // Subtitles beside the recording: found without --subs; n moves to the next line.
+            try "1\n00:00:00,000 --> 00:00:20,000\nLa première ligne\n\n2\n00:00:20,000 --> 00:00:30,000\n日本語の二行目です\n"
+                .write(toFile: scratch.file("ramp.srt"), atomically: true, encoding: .utf8)
             let result = scratch.file("result.txt")
             let command = "cd \(scratch.path) && XDG_STATE_HOME=\(scratch.path)/state \(repeaterPath) play ramp.wav --server \(server.name) --connect none; "
                 + "echo exit=$? > \(result); stty -a >> \(result)"
-            let session = try TmuxSession(command: command, width: 80)
+            let session = try TmuxSession(command: command, width: 80, height: 32)
             #expect(try session.waitFor("▶ playing"), "no screen")
             #expect(try session.waitFor("L ▕") && session.screen().contains("R ▕"), "no meters: \((try? session.screen()) ?? "")")
             #expect(session.alternateScreenOn())
@@ -86,14 +89,17 @@ extension JackSuites {
             usleep(300_000)
             try session.keys("b")
             #expect(try session.waitFor("⟲"), "the loop did not turn on")
-            try session.keys("n")
-            #expect(try session.waitFor("[1 loop 1]"), "n did not name the loop: \((try? session.screen()) ?? "")")
+            try session.keys("N")
+            #expect(try session.waitFor("[1 loop 1]"), "N did not name the loop: \((try? session.screen()) ?? "")")
             try session.keys("l")
             #expect(try session.waitFor("loop off"), "l did not turn the loop off")
             try session.keys("1")
             #expect(try session.waitFor("⟲"), "1 did not bring the named loop back")
             try session.keys("s")
             #expect(try session.waitFor("saved the session"), "s did not save")
+            #expect(try session.waitFor("1/2  La première ligne") && session.screen().contains("next: 日本語の二行目です"), "no line text: \((try? session.screen()) ?? "")")
+            try session.keys("n")
+            #expect(try session.waitFor("2/2  日本語の二行目です"), "n did not move to the next line: \((try? session.screen()) ?? "")")
             try session.keys("?")
             #expect(try session.waitFor("pitch −/+1 semitone"), "? did not show the keys")
             try session.keys("q")
@@ -110,6 +116,9 @@ extension JackSuites {
             let server = try TestServer()
             let scratch = ScratchDirectory()
             try writeRamp(path: scratch.file("ramp.wav"), frames: 48_000 * 30, channels: 2, format: .wav16)
+            // Subtitles beside the recording: found without --subs; n moves to the next line.
+            try "1\n00:00:00,000 --> 00:00:20,000\nLa première ligne\n\n2\n00:00:20,000 --> 00:00:30,000\n日本語の二行目です\n"
+                .write(toFile: scratch.file("ramp.srt"), atomically: true, encoding: .utf8)
             let result = scratch.file("result.txt")
             let command = "cd \(scratch.path) && XDG_STATE_HOME=\(scratch.path)/state TERM=dumb \(repeaterPath) play ramp.wav --server \(server.name) --connect none; "
                 + "echo exit=$? > \(result)"

@@ -19,6 +19,7 @@ private func sample(for value: ValueKind) -> String {
         case "PORT": return "9000"
         case "HZ": return "10"
         case "F:S:E:T": return "0.6:0.05:3:1.0"
+        case "N[xK]": return "3x1.5"
         case "HH:MM": return "3:47"
         default: return "x"
         }
@@ -28,7 +29,7 @@ private func sample(for value: ValueKind) -> String {
 /// The operand a command needs for its options to be parsed.
 private func operands(for command: CommandSpec) -> [String] {
     switch command.name {
-    case "play", "info", "analyze": return ["x.wav"]
+    case "play", "info", "analyze", "phrases": return ["x.wav"]
     case "render": return ["x.wav", "-o", "y.wav"]
     case "completions": return ["bash"]
     default: return []
@@ -135,7 +136,7 @@ struct CommandLineTests {
         try FileManager.default.createDirectory(atPath: scratch.file("albums"), withIntermediateDirectories: true)
         try Completions.script(for: .bash).write(toFile: scratch.file("repeater.bash"), atomically: true, encoding: .utf8)
         let cases: [([String], [String])] = [
-            (["repeater", ""], ["albums", "analyze", "chime", "completions", "doctor", "info", "play", "practice.json", "render", "song.flac", "take.wav", "talk.MP3"]),
+            (["repeater", ""], ["albums", "analyze", "chime", "completions", "doctor", "info", "phrases", "play", "practice.json", "render", "song.flac", "take.wav", "talk.MP3"]),
             (["repeater", "--v"], ["--version"]),
             (["repeater", "play", "--eng"], ["--engine"]),
             (["repeater", "play", "--engine", ""], ["faster", "finer"]),

@@ -1,6 +1,7 @@
 import Foundation
 import RepeaterEngine
 import RepeaterKit
+import RepeaterLines
 import Testing
 
 /// A fixed state: 1:30 file, loop 0:10–0:20, playhead at 0:12.345, two channels metered.
@@ -171,6 +172,30 @@ struct ScreenTests {
         #expect(done == 8)
         #expect(peaks[0] == 0 && peaks[1] == 0 && peaks[4] == 0 && peaks[5] == 0)
         #expect(abs(peaks[2] - 0.5) < 0.01 && abs(peaks[3] - 0.5) < 0.01 && abs(peaks[6] - 1) < 0.01 && abs(peaks[7] - 1) < 0.01, "\(peaks)")
+    }
+
+    @Test("the line heard: its number and text wrapped to the width (wide characters count two columns), the next dimmed, a drill's pass", arguments: [40, 80])
+    func lineText(width: Int) throws {
+        var state = exampleScreenState()
+        state.lines.count = 12
+        state.lines.source = "lesson.srt"
+        state.lines.current = (3, "我想要一杯咖啡，谢谢。Ich möchte bitte einen Kaffee mit Milch und ohne Zucker, danke schön.", 7.5, 10.25)
+        state.lines.next = "下一句"
+        state.lines.drill = (3, 2, 4)
+        let lines = Screen.render(state, width: width, color: false)
+        for line in lines { #expect(displayWidth(of: line) <= width, "too wide at \(width): '\(line)'") }
+        #expect(lines.contains("drill: line 3 of 12, pass 2 of 4"))
+        let first = try #require(lines.firstIndex { $0.hasPrefix("3/12  我想要") }, "\(lines)")
+        // The text goes on, indented under itself, on the next rows; nothing of it is lost at 80.
+        #expect(lines[first + 1].hasPrefix("      "))
+        if width == 80 {
+            let shown = lines[first...].prefix(3).map { $0.dropFirst(6) }.joined(separator: " ")
+            #expect(shown.contains("danke schön."), "\(shown)")
+        }
+        #expect(lines.contains { $0.hasPrefix("next: 下一句") })
+        state.lines.current = nil
+        state.lines.drill = nil
+        #expect(Screen.render(state, width: width, color: false).contains { $0.hasPrefix("between lines (12 from lesson.srt)") })
     }
 }
 

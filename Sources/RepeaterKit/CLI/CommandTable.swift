@@ -56,6 +56,15 @@ public enum CommandTable {
         $XDG_STATE_HOME/repeater/sessions (default ~/.local/state/…) and resumed next time.
         """,
         options: [server, clientName, connect] + sound + [
+            OptionSpec("--subs", value: .file("FILE", .subtitles), help: """
+                lines to practise from subtitles, lyrics or labels (.srt .vtt .lrc .txt);
+                without it, a file of the recording's name with one of those is used
+                """),
+            OptionSpec("--phrases", value: .choice("MODE", ["auto"]), help: "auto: lines found at the pauses of the speech (no subtitles needed)"),
+            OptionSpec("--drill", value: .text("N[xK]"), help: """
+                each line N times, each pass followed by a gap of K × the line (default 1.2)
+                to say it back, then the next line; resumes where it stopped
+                """),
             OptionSpec("--snap", value: .choice("MODE", SnapMode.allCases.map(\.rawValue)),
                        help: "A/B here snaps to the nearest beat or bar of the map (default: off)"),
             OptionSpec("--count-in", value: .text("N"), help: "N clicks before each repetition, at the loop's tempo at the current speed"),
@@ -158,6 +167,21 @@ public enum CommandTable {
         ],
         operand: .file("FILE", .audio))
 
+    public static let phrases = CommandSpec(
+        name: "phrases", summary: "split speech at its pauses and write the phrases as subtitles",
+        usage: ["repeater phrases FILE [--format srt|vtt|labels|json] [-o OUT]"],
+        description: """
+        Finds the phrases of the speech in FILE (an energy detector with hysteresis: a pause of
+        0.7 s ends a phrase, 0.2 s is kept before and after, phrases of 0.5 to 8 s) and writes them
+        as a file to correct and pass back with `play --subs` (default: SRT on stdout).
+        """,
+        options: [
+            OptionSpec("--format", value: .choice("F", ["srt", "vtt", "labels", "json"]), help: "srt (default), vtt, labels (Audacity) or json; without it, -o OUT's extension decides"),
+            OptionSpec("--output", "-o", value: .file("OUT", .any), help: "write to OUT instead of stdout"),
+            help,
+        ],
+        operand: .file("FILE", .audio))
+
     public static let doctor = CommandSpec(
         name: "doctor", summary: "check what playback needs (JACK, real-time, folders) and say how to fix it",
         usage: ["repeater doctor [options]"],
@@ -183,7 +207,7 @@ public enum CommandTable {
         options: [help], operand: .choice("SHELL", ["bash", "zsh", "fish"]))
 
     /// The subcommands, in the order the help lists them.
-    public static let commands = [play, info, analyze, render, chime, doctor, completions]
+    public static let commands = [play, info, analyze, phrases, render, chime, doctor, completions]
 
     public static func command(named name: String) -> CommandSpec? { commands.first { $0.name == name } }
 

@@ -12,6 +12,7 @@ public enum Invocation {
     case chime(ChimeRunner, renderPath: String?)
     case doctor(DoctorOptions)
     case analyze(path: String, json: Bool, useCache: Bool)
+    case phrases(path: String, format: String?, output: String?)
 
     /// Parses `arguments` (without the program name). Empty arguments are an error: the help goes
     /// to stderr and the exit code is 2.
@@ -24,6 +25,7 @@ public enum Invocation {
         case "play": return try parsePlay(Arguments(CommandTable.play, rest))
         case "info": return try parseInfo(Arguments(CommandTable.info, rest))
         case "analyze": return try parseAnalyze(Arguments(CommandTable.analyze, rest))
+        case "phrases": return try parsePhrases(Arguments(CommandTable.phrases, rest))
         case "render": return try parseRender(Arguments(CommandTable.render, rest))
         case "chime": return try parseChime(Arguments(CommandTable.chime, rest))
         case "doctor": return try parseDoctor(Arguments(CommandTable.doctor, rest))
@@ -100,6 +102,13 @@ public enum Invocation {
                 guard let beats = Int(text), (0...16).contains(beats) else { throw .input("--count-in takes 0 to 16 clicks, not '\(text)'") }
                 options.countIn = beats
             case "--click": options.click = true
+            case "--subs": options.subs = try arguments.value(for: name, inline: inline)
+            case "--phrases":
+                let text = try arguments.value(for: name, inline: inline)
+                guard text == "auto" else { throw .input("--phrases takes auto (lines found at the pauses of the speech), not '\(text)'") }
+                options.phrases = true
+            case "--drill":
+                do { options.drill = try DrillSpec(parsing: try arguments.value(for: name, inline: inline)) } catch { throw .input("--drill: " + error.message) }
             case "--click-connect": options.clickConnect = ConnectMode(parsing: try arguments.value(for: name, inline: inline))
             case "--click-mix": options.clickMix = true
             default:
@@ -147,6 +156,29 @@ public enum Invocation {
         }
         guard let path else { throw .input("analyze needs a FILE; see `repeater analyze --help`") }
         return .analyze(path: path, json: json, useCache: useCache)
+    }
+
+    static func parsePhrases(_ arguments: Arguments) throws(RepeaterError) -> Invocation {
+        var arguments = arguments
+        var path: String?
+        var format: String?
+        var output: String?
+        while let (name, inline) = try arguments.next() {
+            switch name {
+            case "--help": return .print(HelpText.command(CommandTable.phrases))
+            case "--format":
+                let text = try arguments.value(for: name, inline: inline)
+                guard ["srt", "vtt", "labels", "json"].contains(text) else { throw .input("--format takes srt, vtt, labels or json, not '\(text)'") }
+                format = text
+            case "--output": output = try arguments.value(for: name, inline: inline)
+            default:
+                if name.hasPrefix("-") && name != "-" { throw arguments.unhandled(name) }
+                guard path == nil else { throw arguments.unknown(name) }
+                path = name
+            }
+        }
+        guard let path else { throw .input("phrases needs a FILE; see `repeater phrases --help`") }
+        return .phrases(path: path, format: format, output: output)
     }
 
     static func parseRender(_ arguments: Arguments) throws(RepeaterError) -> Invocation {

@@ -67,6 +67,25 @@ public final class JSONSink: OutputSink {
         line.add("snap", s.map.snap.rawValue)
         line.add("count_in", s.map.countIn)
         line.add("click", s.map.click)
+        if s.lines.count > 0 {
+            if let current = s.lines.current {
+                var fields = JSONLine()
+                fields.add("index", current.index)
+                fields.add("text", current.text)
+                fields.add("start_s", current.start)
+                fields.add("end_s", current.end)
+                line.addRaw("line", fields.text)
+            } else {
+                line.addRaw("line", "null")
+            }
+            if let drill = s.lines.drill {
+                var fields = JSONLine()
+                fields.add("line", drill.line)
+                fields.add("pass", drill.pass)
+                fields.add("passes", drill.passes)
+                line.addRaw("drill", fields.text)
+            }
+        }
         line.add("isolate", s.hearing.isolation.name)
         line.addRaw("eq", "[\(s.hearing.equalizer.text)]")
         if let report = s.hearing.notes {

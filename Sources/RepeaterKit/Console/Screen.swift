@@ -52,6 +52,7 @@ public enum Screen {
         if let ruler = barRuler(state, width: width) { parts.append((painter.style(ruler, "2"), 6)) }
         parts.append((fitFirst(loopForms(state), width: width), 7))
         if let forms = mapForms(state) { parts.append((fitFirst(forms, width: width), 5)) }
+        parts += lineLines(state, width: width, paint: painter)
         if let notes = noteLines(state, width: width) { for line in notes { parts.append((fit(line, width), 4)) } }
         if let session = state.sessionLine { parts.append((fit(session, width), 4)) }
         let meterLines = meters(state, width: width, paint: painter)

@@ -38,6 +38,8 @@ public final class Dispatcher: CommandSink {
     var statusRequested = false
     /// The recording's map and practising with it (Dispatcher+Map.swift).
     var mapPractice = MapPractice()
+    /// Lines and drills (Dispatcher+Lines.swift).
+    var linePractice = LinePractice()
     private var queued: [Command] = []
     private var lastSentCycle = -1
     /// The last OSC sender: refusals the engine reports later go back to it.
@@ -231,6 +233,7 @@ public final class Dispatcher: CommandSink {
             learn(actions[next], command)
         case .map(let map): performMap(map, command)
         case .hearing(let hearing): performHearing(hearing, command)
+        case .line(let line): performLine(line, command)
         case .status: statusRequested = true
         case .help: output.showKeys(KeyMap.help)
         }
@@ -297,6 +300,7 @@ public final class Dispatcher: CommandSink {
         case .restart: action = .jumpToA
         case .isolate: action = .hearing(.isolateNext)
         case .click: action = .map(.click(nil))
+        case .nextLine: action = .line(.next)
         case .none: return false
         }
         return submit(Command(action, source: .midi))
@@ -327,6 +331,7 @@ public final class Dispatcher: CommandSink {
             case .wrap(let count, let from, let to, _):
                 output.event(PlayerEvent("wrap") { $0.add("count", count); $0.add("from", from); $0.add("to", to) })
                 trainerPassCompleted()
+                drillWrapped(from: from, to: to)
             case .pointSet(let isB, let frame):
                 output.event(PlayerEvent(isB ? "b" : "a", source: source) { $0.add("frame", frame); $0.add("pos_s", self.seconds(frame)) })
             case .chimeStarted(let hour, let minute, let strikes):

@@ -7,11 +7,12 @@ public enum KeyMap {
     space play/pause · a / b set A / B here · l loop on/off · ←/→ seek 5 s · Home jump to A
     , / . move A 10 ms earlier / later · < / > move B 10 ms earlier / later · t chime the time
     [ / ] speed −/+5 % · { / } pitch −/+1 semitone · = speed 1, pitch 0
-    ↑ / ↓ volume ±1 dB · ( / ) pan left / right · s save the session · n save A–B as a named loop
+    ↑ / ↓ volume ±1 dB · ( / ) pan left / right · s save the session · N save A–B as a named loop
     1 … 9 play a named loop · m MIDI learn (again: next action) · M stop learning · q quit · ? keys
     k click on/off · K count-in 0/1/2 bars · g snap off/beat/bar · D this beat starts a bar
     * / / tempo ×2 / ÷2 · ; / ' grid 10 ms earlier / later
     i isolate: off/centre/sides/bass/left/right · v notes at the playhead / over the loop
+    n / p next / previous line · r the line again · Enter loop the line on/off
     """
 
     public static func command(for key: Key) -> ControlCommand? {
@@ -24,7 +25,11 @@ public enum KeyMap {
         case .character("l"): return .toggleLoop
         case .character("t"): return .chimeNow
         case .character("s"): return .save
-        case .character("n"): return .loopSaveNew
+        case .character("N"): return .loopSaveNew
+        case .character("n"): return .line(.next)
+        case .character("p"): return .line(.previous)
+        case .character("r"): return .line(.again)
+        case .character("\r"), .character("\n"): return .line(.loop(nil))
         case .character("m"): return .learnNext
         case .character("M"): return .learn(nil)
         case .character(let digit) where ("1"..."9").contains(digit): return .loopSelectIndex(Int(String(digit))! - 1)

@@ -24,7 +24,7 @@ public enum OSCRequest: Equatable, Sendable {
         "/repeater/pitch f", "/repeater/volume f", "/repeater/pan f", "/repeater/chime", "/repeater/save", "/repeater/quit",
         "/repeater/loop/bars ii", "/repeater/snap s", "/repeater/count-in i", "/repeater/click i", "/repeater/tempo f",
         "/repeater/tempo/double", "/repeater/tempo/half", "/repeater/downbeat", "/repeater/beats-per-bar i",
-        "/repeater/isolate s", "/repeater/eq fff", "/repeater/notes s",
+        "/repeater/isolate s", "/repeater/eq fff", "/repeater/notes s", "/repeater/line/next", "/repeater/line/prev", "/repeater/line i",
         "/repeater/subscribe [i]", "/repeater/unsubscribe [i]",
     ]
 
@@ -96,6 +96,13 @@ public enum OSCRequest: Equatable, Sendable {
         case "/repeater/tempo/half": return none(.map(.tempoHalve))
         case "/repeater/downbeat": return none(.map(.downbeat(nil)))
         case "/repeater/beats-per-bar": return one("one integer, 1 to 16", 1...16) { .map(.beatsPerBar(Int($0))) }
+        case "/repeater/line/next": return none(.line(.next))
+        case "/repeater/line/prev": return none(.line(.previous))
+        case "/repeater/line":
+            guard arguments.count == 1, let number = number(0), number == number.rounded(), number >= 1, number <= 1_000_000 else {
+                return usage("one integer: the line's number, from 1")
+            }
+            return .success(.command(.line(.number(Int(number)))))
         case "/repeater/isolate":
             guard arguments.count == 1, case .string(let text) = arguments[0] else { return usage("one string: off, centre, sides, left, right, bass or band:LO-HI") }
             do { return .success(.command(.hearing(.isolate(try IsolationMode(parsing: text))))) } catch { return .failure(OSCError(message: "/repeater/isolate: " + error.message)) }

@@ -225,11 +225,19 @@ public final class OSCFeedback: OutputSink {
             }
         }
         defer { if let notes { lo_message_free(notes) } }
+        var heardLine: lo_message?
+        if let current = s.lines.current {
+            heardLine = lo_message_new()
+            lo_message_add_int32(heardLine, Int32(clamping: current.index))
+            lo_message_add_string(heardLine, current.text)
+        }
+        defer { if let heardLine { lo_message_free(heardLine) } }
         for subscriber in subscribers.values {
             lo_send_message(subscriber.address, "/repeater/status", status)
             lo_send_message(subscriber.address, "/repeater/meter", meter)
             if let bar { lo_send_message(subscriber.address, "/repeater/bar", bar) }
             if let notes { lo_send_message(subscriber.address, "/repeater/notes", notes) }
+            if let heardLine { lo_send_message(subscriber.address, "/repeater/line", heardLine) }
         }
     }
 

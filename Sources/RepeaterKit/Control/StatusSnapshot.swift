@@ -55,6 +55,8 @@ public struct StatusSnapshot: Sendable {
     public var map = MapSnapshot()
     /// Hearing the part: isolation, EQ, the note view.
     public var hearing = HearingSnapshot()
+    /// The lines (subtitles, phrases) and a drill.
+    public var lines = LinesSnapshot()
 
     public init() {}
 

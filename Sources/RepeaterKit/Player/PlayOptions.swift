@@ -38,6 +38,11 @@ public struct PlayOptions: Sendable {
     public var snap: SnapMode?
     public var countIn: Int?
     public var click: Bool?
+    /// Lines: a subtitle, lyrics or label file (`--subs`), or automatic phrases (`--phrases auto`).
+    public var subs: String?
+    public var phrases = false
+    /// `--drill N[xK]`: nil leaves it to the session.
+    public var drill: DrillSpec?
     /// Where the `click` port goes (`--click-connect`; auto: where out_1 goes).
     public var clickConnect: ConnectMode = .auto
     public var clickMix = false

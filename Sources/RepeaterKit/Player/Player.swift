@@ -41,6 +41,8 @@ public final class Player {
     /// start for `--loop bars:`).
     private var mapRunner: MapAnalysisRunner?
     private var startGrid: (grid: BeatGrid, cached: Bool)?
+    /// The recording's lines (subtitles, lyrics, phrases), if any.
+    private var lines: RecordingLines?
     /// The map once the background analysis delivered it (a reconnect hands it to the new dispatcher).
     private var knownGrid: (grid: BeatGrid, cached: Bool)?
 
@@ -74,8 +76,20 @@ public final class Player {
         sound = plan.sound(commandLine: commandLineSound, given: options.givenSoundOptions, trainer: options.trainer)
         keeper.session.isolation = sound.isolation
         keeper.session.equalizer = sound.equalizer
+        lines = try Self.loadLines(options: options, plan: plan, info: file.info, keeper: keeper)
+        for note in lines?.notes ?? [] { Console.note(note) }
+        if let drill = options.drill {
+            if keeper.session.drill != drill { keeper.session.drillLine = 1 }
+            keeper.session.drill = drill
+        }
+        if keeper.session.drill != nil, lines == nil {
+            throw .input("a drill needs lines: play with --subs FILE (SRT, WebVTT, LRC, Audacity labels) or --phrases auto")
+        }
         var configuration = try sound.engineConfiguration(for: file.info)
         configuration.chimeTempo = options.chime.tempo
+        // A drill starts at its line's first frame: the first thing heard, bit-exact (a seek there
+        // after the start would wait for the disk and fade in).
+        if let line = Self.drillLine(keeper.session, lines) { configuration.startFrame = line.startFrame }
         self.configuration = configuration
         // Now, so that a bad gong file or midi.json is an error before anything touches JACK.
         _ = try Gongs.bank(sampleRate: file.info.sampleRate, lowPath: options.chime.lowPath, highPath: options.chime.highPath)
@@ -83,6 +97,48 @@ public final class Player {
             let path = MIDIBindingStore.defaultPath()
             if let data = FileManager.default.contents(atPath: path) { _ = try MIDIBindingStore.parse(data, shown: "'\(path)'") }
         }
+    }
+
+    /// The line a drill in the session starts (or goes on) at.
+    private var drillLine: MapLine? { Self.drillLine(keeper.session, lines) }
+
+    private static func drillLine(_ session: Session, _ lines: RecordingLines?) -> MapLine? {
+        guard session.drill != nil, let lines, !lines.lines.isEmpty else { return nil }
+        return lines.lines[min(lines.lines.count, max(1, session.drillLine ?? 1)) - 1]
+    }
+
+    /// The lines to practise: `--subs FILE`, else `--phrases auto`, else the session's (a file beside
+    /// it, or "auto"), else a file of the recording's name beside it. The session remembers the
+    /// choice. A line file that cannot be read is one line naming the file, the line and the problem.
+    private static func loadLines(options: PlayOptions, plan: SessionPlan, info: AudioFileInfo, keeper: SessionKeeper) throws(RepeaterError) -> RecordingLines? {
+        let sessionFolder = plan.sessionPath.map { ($0 as NSString).deletingLastPathComponent } ?? ""
+        func remember(_ path: String) {
+            guard let sessionPath = plan.sessionPath else { return }
+            keeper.session.linesSource = Session.audioReference(path, sessionPath: sessionPath)
+        }
+        if let subs = options.subs {
+            let lines = try RecordingLines.read(path: subs, info: info)
+            remember(subs)
+            return lines
+        }
+        if options.phrases {
+            keeper.session.linesSource = "auto"
+            return try RecordingLines.phrases(path: info.path)
+        }
+        if let source = keeper.session.linesSource {
+            if source == "auto" { return try RecordingLines.phrases(path: info.path) }
+            let path = source.hasPrefix("/") || sessionFolder.isEmpty ? source : (sessionFolder as NSString).appendingPathComponent(source)
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw .input("the session's line file '\(source)' is missing (looked for \(path)): put it back, pass --subs FILE, or remove \"lines\" from the session")
+            }
+            return try RecordingLines.read(path: path, info: info)
+        }
+        if let sidecar = RecordingLines.sidecar(forAudio: info.path) {
+            let lines = try RecordingLines.read(path: sidecar, info: info)
+            remember(sidecar)
+            return lines
+        }
+        return nil
     }
 
     /// The engine at the server's rate: a file at another rate is resampled by the stretcher.
@@ -158,6 +214,11 @@ public final class Player {
         if options.midi {
             dispatcher.midiStore = try MIDIBindingStore(path: MIDIBindingStore.defaultPath(), engine: engine)
             midi = MIDISource(engine: engine, dispatcher: dispatcher)
+        }
+        dispatcher.linePractice.lines = lines
+        if let drill = keeper.session.drill, let lines, let line = drillLine {
+            dispatcher.startDrill(drill, at: lines.lines.firstIndex(of: line) ?? 0, source: .player,
+                                  seek: configuration.startFrame != line.startFrame)
         }
         dispatcher.applyMapSettings()
         // A map known already (made for --loop bars:, or before a reconnect) is in effect before the
@@ -269,6 +330,10 @@ public final class Player {
             line.add("channels", info.channelCount)
             line.add("frames", info.frameCount)
             if options.midi { line.add("midi_port", client.name + ":control") }
+            if let lines {
+                line.add("lines", lines.source)
+                line.add("line_count", lines.lines.count)
+            }
             if let osc { line.add("osc_port", osc.port) }
             stdout.eventLine(line.text)
         case .lines: output.add(LinesSink(out: stdout))
@@ -442,6 +507,7 @@ public final class Player {
         s.lostMessages = engine.status.lostEvents.load(ordering: .relaxed) + engine.status.lostRequests.load(ordering: .relaxed)
         s.map = dispatcher.mapSnapshot(at: s.frame)
         s.hearing = dispatcher.hearingSnapshot()
+        s.lines = dispatcher.linesSnapshot(at: s.frame)
         return s
     }
 

@@ -65,6 +65,11 @@ public struct Session: Equatable, Sendable {
     public var snap: SnapMode = .off
     public var countInBeats = 0
     public var click = false
+    /// The line file (relative to the session's folder) or "auto" (automatic phrases), and a drill
+    /// with the line it reached (Session+Lines.swift).
+    public var linesSource: String?
+    public var drill: DrillSpec?
+    public var drillLine: Int?
     /// Hearing the part (Session+Hearing.swift).
     public var isolation = IsolationMode.off
     public var equalizer = EqualizerGains()
@@ -78,7 +83,7 @@ public struct Session: Equatable, Sendable {
 
     static let knownKeys: Set<String> = Set(["format", "version", "audio", "sample_rate", "position", "position_time", "loop",
                                          "active_loop", "loops", "speed", "pitch", "volume", "pan", "gap", "declick_ms", "trainer", "transport"])
-        .union(mapKeys).union(hearingKeys)
+        .union(mapKeys).union(hearingKeys).union(lineKeys)
 
     // MARK: writing
 
@@ -138,6 +143,7 @@ public struct Session: Equatable, Sendable {
         if let transport { object["transport"] = .string(transport) }
         writeMap(into: &object)
         writeHearing(into: &object)
+        writeLines(into: &object)
         for key in extra.keys where object[key] == nil { object[key] = extra[key] }
         return .object(object)
     }
@@ -233,6 +239,7 @@ public struct Session: Equatable, Sendable {
         }
         try session.readMap(from: object, reader: &reader)
         try session.readHearing(from: object, reader: &reader)
+        try session.readLines(from: object, reader: &reader)
         session.extra = object.unknown(knownKeys)
         return session
     }
