@@ -137,4 +137,5 @@ enum MarkKind {
     static let wrap = 0
     static let click = 1
     static let accent = 2
+    static let passStart = 3
 }

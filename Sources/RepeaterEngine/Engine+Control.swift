@@ -51,6 +51,8 @@ extension Engine {
         case .cancelAtWrap:
             queuedA = -1
             finishQueued = false
+        case .compare(let take, let mode, let atGap, let pan): takeCompare(bits: take, mode: mode, atGap: atGap, pan: pan)
+        case .compareOff: dropTake()
         case .isolate(let mode): isolate(mode)
         case .equalize(let low, let mid, let high): equalizer.setGains(lowDB: low, midDB: mid, highDB: high)
         case .countIn(let beats, let period):

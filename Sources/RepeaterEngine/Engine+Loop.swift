@@ -145,6 +145,7 @@ extension Engine {
         gapRemaining = gapFrames
         if countInBeats > 0 { pendingCountIn = true }
         postWrap(count: passes, from: from, to: loopA, streamFrame: outputFrame)
+        passStartPending = true
     }
 
     /// Queues the loop A…B for the next wrap (its head is cached now, so that the wrap does not
@@ -184,6 +185,7 @@ extension Engine {
         queuedA = -1
         if countInBeats > 0 { pendingCountIn = true }
         postWrap(count: passes, from: from, to: loopA, streamFrame: outputFrame)
+        passStartPending = true
         post(.loop(a: loopA, b: loopB, enabled: loopOn))
     }
 
@@ -192,7 +194,7 @@ extension Engine {
         passes += 1
         status.passes.store(passes, ordering: .relaxed)
         sourceEnded = true
-        post(.wrap(count: passes, from: playhead, to: playhead, outputFrame: outputFrame))
+        postWrap(count: passes, from: playhead, to: playhead, streamFrame: outputFrame)
     }
 
     /// Publishes the loop in effect for the control thread.

@@ -24,10 +24,23 @@ extension Engine {
                 continue
             }
             if loopOn, playhead >= loopB {
-                var last = finishQueued
-                if configuration.maxPasses > 0, passes + 1 >= configuration.maxPasses { last = true }  // (no `||`: its right side would capture self)
-                if last {
+                if finishingAfterGap {  // the gap after a drill's last pass has played: the end
+                    finishingAfterGap = false
+                    sourceEnded = true
+                    break
+                }
+                if finishQueued {  // a drill's last pass: its gap (the last answer), then the end
                     finishQueued = false
+                    finishLastPass(outputFrame: outputFrame)
+                    if gapFrames > 0 {
+                        sourceEnded = false
+                        finishingAfterGap = true
+                        gapRemaining = gapFrames
+                        continue
+                    }
+                    break
+                }
+                if configuration.maxPasses > 0, passes + 1 >= configuration.maxPasses {
                     finishLastPass(outputFrame: outputFrame)
                     break
                 }
@@ -42,6 +55,10 @@ extension Engine {
                 }
                 // No head is cached for an A before B yet (the loop was just moved far away): play on
                 // for the few milliseconds until it is, rather than leave a hole.
+            }
+            if passStartPending {
+                passStartPending = false
+                if loopOn, playhead == loopA { postPassStart(frame: playhead, streamFrame: outputFrame) }
             }
             var limit = count - got
             if loopOn, playhead < loopB { limit = min(limit, loopB - playhead) }

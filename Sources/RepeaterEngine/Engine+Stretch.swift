@@ -492,9 +492,20 @@ extension Engine {
     func postWrap(count: Int, from: Int, to: Int, streamFrame: Int) {
         if streamFrame < stretchStreamBase {
             post(.wrap(count: count, from: from, to: to, outputFrame: streamFrame))
+            takeAtGapStart(outputFrame: streamFrame)
             return
         }
         enqueueMark(kind: MarkKind.wrap, count: count, from: from, to: to, index: streamFrame - stretchStreamBase)
+    }
+
+    /// A pass starting in the pulled stream (source frame `frame`, A): reported like a wrap.
+    func postPassStart(frame: Int, streamFrame: Int) {
+        if streamFrame < stretchStreamBase {
+            post(.passStarted(frame: frame, outputFrame: streamFrame))
+            takeAtPassStart(outputFrame: streamFrame)
+            return
+        }
+        enqueueMark(kind: MarkKind.passStart, count: 0, from: frame, to: frame, index: streamFrame - stretchStreamBase)
     }
 
     /// Queues a mark at stream index `index`, to act on when the output reaches it. Marks are queued
@@ -502,6 +513,7 @@ extension Engine {
     func enqueueMark(kind: Int, count: Int, from: Int, to: Int, index: Int) {
         if pendingWrapCount == pendingWrapCapacity {
             if kind == MarkKind.wrap { post(.wrap(count: count, from: from, to: to, outputFrame: renderedFrames)) }
+            if kind == MarkKind.passStart { post(.passStarted(frame: from, outputFrame: renderedFrames)) }
             return
         }
         let slot = ((pendingWrapFirst + pendingWrapCount) % pendingWrapCapacity) * markFields
@@ -519,6 +531,10 @@ extension Engine {
         switch pendingWraps[base] {
         case MarkKind.wrap:
             post(.wrap(count: pendingWraps[base + 1], from: pendingWraps[base + 2], to: pendingWraps[base + 3], outputFrame: outputFrame))
+            takeAtGapStart(outputFrame: outputFrame)
+        case MarkKind.passStart:
+            post(.passStarted(frame: pendingWraps[base + 2], outputFrame: outputFrame))
+            takeAtPassStart(outputFrame: outputFrame)
         default:
             startClick(accent: pendingWraps[base] == MarkKind.accent, outputFrame: outputFrame)
         }

@@ -118,6 +118,8 @@ public final class Engine: @unchecked Sendable {
     public let beatTables = SPSCRing<UInt>(capacity: 4)
     /// Audio → control: beat tables done with, for the control thread to free.
     public let usedBeatTables = SPSCRing<UInt>(capacity: 4)
+    /// Audio → control: takes no longer played (pointers to `TakeAudio`, as bits), to be freed.
+    public let usedTakes = SPSCRing<UInt>(capacity: 8)
 
     // ---- audio-thread state (internal: shared by the Engine+… files) ----
     var playhead: Int
@@ -279,6 +281,11 @@ public final class Engine: @unchecked Sendable {
     var countInPeriod = 0
     /// The next pull starts a count-in (after a wrap, at a start or a jump to A).
     var pendingCountIn = false
+    /// The next source frame pulled starts a pass if it is A with the loop on (after a wrap, a
+    /// seek, or at the start): a `passStarted` mark.
+    var passStartPending = true
+    /// A drill's last pass has ended and its gap plays; at its end the source ends.
+    var finishingAfterGap = false
     /// That count-in is the one before the first pass: it starts with a moment of silence.
     var countInLeadIn = false
     /// Clicks sounding or about to: their first output frame and whether accented.
@@ -292,6 +299,19 @@ public final class Engine: @unchecked Sendable {
     var equalizer: Equalizer
     /// Frames the isolation delays the output by now (0 for `off`).
     var isolationDelay = 0
+    /// The take heard beside the recording (`compare`), and how.
+    var takeTrack: UnsafeMutablePointer<TakeAudio>?
+    var takeMode = TakeCompare.alternate
+    var takeAtGap = false
+    var takePan: Float = 0
+    /// The engine output frame (after the isolation's delay) the take's first frame goes with.
+    var takeStart = Int.min / 2
+    /// The recording is silent while the take plays (`take`, and alternate's take passes).
+    var takeMuting = false
+    /// The window before (its last frames may fall in the cycle that reaches the next mark).
+    var earlierTakeStart = Int.min / 2
+    var earlierTakeMuting = false
+    var takeHeardPasses = 0
     /// Frames the stretcher delays the output by now.
     var stretchDelay = 0
 
@@ -394,6 +414,8 @@ public final class Engine: @unchecked Sendable {
         clickVoiceStart.deallocate()
         clickVoiceAccent.deallocate()
         if let beatTable { BeatTable.free(UInt(bitPattern: beatTable)) }
+        if let takeTrack { TakeAudio.free(UInt(bitPattern: takeTrack)) }
+        while let bits = usedTakes.pop() { TakeAudio.free(bits) }
         while let bits = beatTables.pop() { BeatTable.free(bits) }
         midiMessages.deallocate()
         midiOffsets.deallocate()
@@ -447,6 +469,7 @@ public final class Engine: @unchecked Sendable {
         cycleOffset = 0
         isolator.process(outputs, frameCount: frameCount)
         equalizer.process(outputs, frameCount: frameCount)
+        mixTake(outputs, frameCount: frameCount)
         feedTap(outputs, frameCount: frameCount)
         meterPre(outputs, frameCount: frameCount)
         applyGains(outputs, frameCount: frameCount)
@@ -560,6 +583,8 @@ public final class Engine: @unchecked Sendable {
         gapRemaining = 0
         cancelFutureClicks()
         if loopOn, frame == loopA, countInBeats > 0 { pendingCountIn = true }
+        passStartPending = true
+        finishingAfterGap = false
         tailPosition = configuration.seamFadeFrames
         fadeInPosition = configuration.seamFadeFrames
         status.finishedCycle.store(-1, ordering: .relaxed)

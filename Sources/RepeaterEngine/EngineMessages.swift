@@ -59,6 +59,11 @@ public enum EngineCommand: BitwiseCopyable, Sendable, Equatable {
     /// At the next wrap (at B), go on to the loop A…B instead of repeating the current one, after
     /// the current gap; from then on the gap is `gapFrames`. A drill moves to its next line so.
     case setLoopAtWrap(a: Int, b: Int, gapFrames: Int)
+    /// Hear a take (a `TakeAudio` handed over, as bits) beside the recording, from the next pass
+    /// (`atGap`: in the gaps after each pass, a drill's answer); `pan` 0…1 separates them in `both`.
+    case compare(take: UInt, mode: TakeCompare, atGap: Bool, pan: Float)
+    /// Back to the recording alone.
+    case compareOff
     /// At the next wrap, end (the source ends there): a drill's last pass.
     case finishAtWrap
     /// Forget a loop or an end queued for the next wrap.
@@ -99,6 +104,10 @@ public enum EngineEvent: BitwiseCopyable, Sendable, Equatable {
     /// Playback wrapped: after source frame `from - 1` came `to` (after the gap, if any), at output
     /// frame `outputFrame`. `count` is the number of completed passes.
     case wrap(count: Int, from: Int, to: Int, outputFrame: Int)
+    /// A pass of the loop starts: source frame `frame` (A) is output at `outputFrame` (after the
+    /// gap, when there is one; the first pass when playback starts or seeks to A with the loop on).
+    /// Output frames here and in `wrap` are the engine's, before the isolation's delay.
+    case passStarted(frame: Int, outputFrame: Int)
     /// A "here" command resolved to this source frame.
     case pointSet(isB: Bool, frame: Int)
     /// A command was refused; nothing changed.

@@ -19,6 +19,11 @@
 //
 // The stereo ramp the loop checks play, and what a capture of it looping got (RampReport.swift).
 //
+//   repeater-capture --delay FRAMES --server NAME [--name NAME] [--ports N]
+//
+// A delay line: in_k comes out of out_k FRAMES later, and the ports report that latency (the
+// recording tests' round trip). Prints "ready" and runs until SIGTERM/SIGINT.
+//
 //   repeater-capture --count-xruns SECONDS --server NAME
 //
 // An idle client that counts the server's xruns for SECONDS and prints "xruns N" (the benchmark's
@@ -35,6 +40,7 @@ var logPath: String?
 var seconds = 60.0
 var midiSend = false
 var countXruns: Double?
+var delayFrames: Int?
 var destination = ""
 var rampOut: (path: String, seconds: Double)?
 var reportPath: String?
@@ -56,6 +62,7 @@ while !arguments.isEmpty {
     case "--seconds": seconds = Double(value) ?? 60
     case "--to": destination = value
     case "--count-xruns": countXruns = Double(value) ?? 10
+    case "--delay": delayFrames = Int(value) ?? 0
     case "--write-ramp": rampOut = (value, Double(arguments.isEmpty ? "60" : arguments.removeFirst()) ?? 60)
     case "--ramp-report": reportPath = value
     case "--events": eventsPath = value
@@ -106,6 +113,16 @@ do throws(RepeaterError) {
     }
     _ = repeater_signals_install()
     if midiSend { try runSender() }
+    if let delayFrames {
+        let delay = try DelayClient(clientName: clientName, serverName: serverName, channelCount: portCount, delayFrames: delayFrames)
+        Console.writeOut("ready \(delay.clientName)\n")
+        while repeater_signal_take() == 0 {
+            var fds = [pollfd(fd: repeater_signal_fd(), events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 1, 200)
+        }
+        delay.close()
+        exit(0)
+    }
     if let seconds = countXruns {
         let counter = try XrunCounter(clientName: clientName, serverName: serverName)
         let deadline = Date().addingTimeInterval(seconds)

@@ -89,4 +89,6 @@ func info(_ path: String) throws(RepeaterError) -> Int32 {
     return 0
 }
 
+// A file size limit reached (a take, a session) is a failed write to report, not a death.
+signal(SIGXFSZ, SIG_IGN)
 exit(runMain(CommandLine.arguments))

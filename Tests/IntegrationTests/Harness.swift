@@ -260,3 +260,11 @@ final class PipeWireServer {
         try? FileManager.default.removeItem(atPath: runtime)
     }
 }
+
+/// The JSON events named `event` in a player's stdout, in order.
+func jsonEvents(_ text: String, _ event: String) -> [[String: Any]] {
+    text.split(separator: "\n").compactMap { line in
+        guard line.contains("\"event\":\"\(event)\"") else { return nil }
+        return try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+    }
+}

@@ -30,12 +30,6 @@ private let threeLines = """
 
     """
 
-private func jsonLines(_ text: String, event: String) -> [[String: Any]] {
-    text.split(separator: "\n").compactMap { line in
-        guard line.contains("\"event\":\"\(event)\"") else { return nil }
-        return try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-    }
-}
 
 @Suite("Lines without JACK: repeater phrases, bad subtitle files")
 struct PhrasesCommandTests {
@@ -120,15 +114,15 @@ extension JackSuites {
             let player = try Child(repeaterPath, ["play", "steady.wav", "--session", session, "--server", server.name, "--connect", "none",
                                                   "--status", "json", "--from", "0.1"], in: scratch.path)
             #expect(player.waitForOutput { $0.contains("\"event\":\"start\"") }, "\(player.stderr)")
-            let start = try #require(jsonLines(player.stdout, event: "start").first)
+            let start = try #require(jsonEvents(player.stdout, "start").first)
             #expect(start["line_count"] as? Int == 3 && start["lines"] as? String == "steady.srt", "\(start)")
             // Playing from 0.1 s: the first line comes at 0.5 s.
             #expect(player.waitForOutput { $0.contains("\"event\":\"line\",\"index\":1") }, "\(player.stdout)")
-            let first = try #require(jsonLines(player.stdout, event: "line").last { $0["index"] as? Int == 1 })
+            let first = try #require(jsonEvents(player.stdout, "line").last { $0["index"] as? Int == 1 })
             #expect(first["text"] as? String == "First line" && first["start_s"] as? Double == 0.5 && first["end_s"] as? Double == 1.5)
             player.send("line next")
             #expect(player.waitForOutput { $0.contains("\"event\":\"line\",\"index\":2") })
-            let second = try #require(jsonLines(player.stdout, event: "line").last { $0["index"] as? Int == 2 })
+            let second = try #require(jsonEvents(player.stdout, "line").last { $0["index"] as? Int == 2 })
             #expect(second["text"] as? String == "Second line, in two rows" || second["text"] as? String == "Second line,\nin two rows", "\(second)")
             // The line loop: line 3 becomes the loop, exactly its frames.
             player.send("line loop on")

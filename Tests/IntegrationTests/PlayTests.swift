@@ -119,7 +119,7 @@ extension JackSuites {
             #expect(outcome.stderrLines == ["repeater: error: the JACK server shut down; stopping"])
         }
 
-        @Test("no allocation and no lock on the JACK process thread during a real run with loops, moves, gaps, chimes, speed, volume and pan changes, metering, MIDI presses and the transport (preloaded counter); on a real-time server the render-ahead helper thread too",
+        @Test("no allocation and no lock on the JACK process thread during a real run with loops, moves, gaps, chimes, speed, volume and pan changes, metering, MIDI presses, the transport, recording, the calibration probe and a take heard back (preloaded counter); on a real-time server the render-ahead helper thread too",
               arguments: [false, true])
         func realTimeSafetyUnderJack(realtime: Bool) throws {
             let library = productsDirectory + "/libRepeaterRTCheck.so"
@@ -130,8 +130,8 @@ extension JackSuites {
             try writeRamp(path: path, frames: 48_000 * 3, channels: 2)
             let report = scratch.file("rtcheck.txt")
             let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "none", "--status", "json",
-                                                  "--status-hz", "50", "--loop", "0.1-0.5", "--loops", "8", "--gap", "0.01", "--declick", "3",
-                                                  "--midi", "--transport", "drive"],
+                                                  "--status-hz", "50", "--loop", "0.1-0.5", "--loops", "40", "--gap", "0.01", "--declick", "3",
+                                                  "--midi", "--transport", "drive", "--record", "none", "--no-session"],
                                    environment: ["LD_PRELOAD": library, "RTCHECK_REPORT": report], in: scratch.path)
             #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") })
             // A pedal too: presses of every kind and garbage reach the process callback.
@@ -139,7 +139,7 @@ extension JackSuites {
                                   in: scratch.path)
             #expect(pedal.waitForOutput { $0.contains("ready") })
             let presses = ["5 B0 41 7F", "9 B0 42 7F", "3 B0 43 7F", "7 90 3E 40", "1 F0 01 02", "2 F8", "4 C0 00", "5 B0 41 7F"]
-            for (index, command) in ["pause", "play", "seek 0.2", "toggle", "toggle", "b 0.4", "a", "b", "a 0.05", "loop 0.2-0.3",
+            for (index, command) in ["record on", "calibrate", "pause", "play", "seek 0.2", "toggle", "toggle", "b 0.4", "a", "b", "a 0.05", "loop 0.2-0.3",
                                      "gap 0", "loop off", "loop on", "b 0.45", "chime 11:59", "chime 3:47", "rate 0.8", "rate 1.3", "rate 1",
                                      "volume -6dB", "pan -0.5", "volume +3dB", "pan 1", "volume 0", "volume 1", "pan 0",
                                      "transport follow", "transport off", "transport drive"].enumerated() {
@@ -147,6 +147,14 @@ extension JackSuites {
                 if index < presses.count { pedal.send(presses[index]) }
                 usleep(20_000)
             }
+            // Recording: a take made, then heard beside the recording (the input is silence: nothing is connected).
+            #expect(player.waitForOutput { $0.contains("\"event\":\"calibrated\"") }, "no calibration: \(player.stdout.suffix(800))")
+            #expect(player.waitForOutput { $0.contains("\"event\":\"take\"") }, "no take: \(player.stdout.suffix(800))")
+            for command in ["compare both", "take play", "compare alternate", "take stop", "take play", "record off"] {
+                player.send(command)
+                usleep(100_000)
+            }
+            player.send("quit")
             _ = pedal.finish(timeout: 5)
             let outcome = player.finish(timeout: 30)
             #expect(outcome.status == 0, "\(outcome.stderr)")

@@ -65,6 +65,18 @@ public enum CommandTable {
                 each line N times, each pass followed by a gap of K × the line (default 1.2)
                 to say it back, then the next line; resumes where it stopped
                 """),
+            OptionSpec("--record", value: .choice("PORTS", ["auto", "none"], open: true), help: """
+                input ports in_1… to record yourself on: auto (the first physical capture
+                ports), none (connect them yourself) or a regular expression of output ports;
+                R arms recording: every pass of the loop (in a drill, every answer) is a take
+                """),
+            OptionSpec("--record-channels", value: .choice("N", ["1", "2"]), help: "input ports to record (default 1)"),
+            OptionSpec("--compare", value: .choice("MODE", CompareMode.allCases.map(\.rawValue)), help: """
+                how t plays a take: alternate (the original pass, then yours; the default),
+                both (together), take (yours alone)
+                """),
+            OptionSpec("--compare-pan", value: .text("P"), help: "with --compare both: 0 mixes (default), 1 puts the original left and the take right"),
+            OptionSpec("--takes-max", value: .text("N"), help: "takes kept per session (default 50; the oldest not kept goes first)"),
             OptionSpec("--snap", value: .choice("MODE", SnapMode.allCases.map(\.rawValue)),
                        help: "A/B here snaps to the nearest beat or bar of the map (default: off)"),
             OptionSpec("--count-in", value: .text("N"), help: "N clicks before each repetition, at the loop's tempo at the current speed"),

@@ -111,6 +111,21 @@ public enum Invocation {
                 do { options.drill = try DrillSpec(parsing: try arguments.value(for: name, inline: inline)) } catch { throw .input("--drill: " + error.message) }
             case "--click-connect": options.clickConnect = ConnectMode(parsing: try arguments.value(for: name, inline: inline))
             case "--click-mix": options.clickMix = true
+            case "--record": options.record = ConnectMode(parsing: try arguments.value(for: name, inline: inline))
+            case "--record-channels":
+                let text = try arguments.value(for: name, inline: inline)
+                guard let count = Int(text), (1...2).contains(count) else { throw .input("--record-channels takes 1 or 2, not '\(text)'") }
+                options.recordChannels = count
+            case "--compare":
+                let text = try arguments.value(for: name, inline: inline)
+                guard let mode = CompareMode(rawValue: text) else { throw .input("--compare takes alternate, both or take, not '\(text)'") }
+                options.compare = mode
+            case "--compare-pan":
+                options.comparePan = try parseNumber(try arguments.value(for: name, inline: inline), option: name, range: 0...1)
+            case "--takes-max":
+                let text = try arguments.value(for: name, inline: inline)
+                guard let count = Int(text), (1...10_000).contains(count) else { throw .input("--takes-max takes 1 to 10000, not '\(text)'") }
+                options.takesMax = count
             default:
                 if try parseSoundOption(name, inline: inline, &arguments, into: &options.sound) {
                     options.givenSoundOptions.insert(name)

@@ -28,14 +28,7 @@ public final class JSONSink: OutputSink {
         line.add("loop", s.loopOn)
         line.add("loops", s.passes)
         line.add("meter", s.meterStage.rawValue)
-        line.addRaw("meters", "[" + s.levels.map { level in
-            var meter = JSONLine()
-            meter.add("rms_db", level.rmsDB)
-            meter.add("peak_db", level.peakDB)
-            meter.add("hold_db", level.holdDB)
-            meter.add("clipped", level.clipped)
-            return meter.text
-        }.joined(separator: ",") + "]")
+        line.addRaw("meters", Self.meters(s.levels))
         line.add("session", s.sessionPath)
         if let active = s.activeLoop { line.add("active_loop", active) }
         if let trainer = s.trainer {
@@ -85,6 +78,18 @@ public final class JSONSink: OutputSink {
                 fields.add("passes", drill.passes)
                 line.addRaw("drill", fields.text)
             }
+        }
+        if s.takes.enabled {
+            line.addRaw("input", Self.meters(s.takes.input))
+            var fields = JSONLine()
+            fields.add("armed", s.takes.armed)
+            fields.add("recording", s.takes.recording)
+            fields.add("round_trip", s.takes.roundTrip)
+            fields.add("measured", s.takes.measured)
+            fields.add("takes", s.takes.takeCount)
+            if let playing = s.takes.playing { fields.add("playing", playing) } else { fields.addRaw("playing", "null") }
+            fields.add("dropped_blocks", s.takes.dropped)
+            line.addRaw("record", fields.text)
         }
         line.add("isolate", s.hearing.isolation.name)
         line.addRaw("eq", "[\(s.hearing.equalizer.text)]")
@@ -169,4 +174,18 @@ public final class QuietSink: OutputSink {
     public func note(_ text: String) { Console.note(text) }
     public func error(_ text: String, source: CommandSource) { Console.error(text) }
     public func showKeys(_ help: String) { Console.writeErr(help + "\n") }
+}
+
+extension JSONSink {
+    /// Meters as a JSON list: per channel RMS, peak and held peak in dBFS (null: silence), and clips.
+    static func meters(_ levels: [ChannelLevel]) -> String {
+        "[" + levels.map { level in
+            var meter = JSONLine()
+            meter.add("rms_db", level.rmsDB)
+            meter.add("peak_db", level.peakDB)
+            meter.add("hold_db", level.holdDB)
+            meter.add("clipped", level.clipped)
+            return meter.text
+        }.joined(separator: ",") + "]"
+    }
 }

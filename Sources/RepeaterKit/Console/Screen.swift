@@ -57,6 +57,7 @@ public enum Screen {
         if let session = state.sessionLine { parts.append((fit(session, width), 4)) }
         let meterLines = meters(state, width: width, paint: painter)
         for (index, line) in meterLines.enumerated() { parts.append((line, index == meterLines.count - 1 ? 1 : 8)) }
+        parts += takeLines(state, width: width, paint: painter)
         parts.append((fitFirst(healthForms(state), width: width), 3))
         if let message = state.message {
             parts.append((painter.style(fit("! " + message, width), state.messageIsError ? "31;1" : "33"), 5))

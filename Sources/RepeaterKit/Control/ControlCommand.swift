@@ -57,12 +57,13 @@ public enum ControlCommand: Equatable, Sendable {
     case hearing(HearingCommand)
     /// Lines (subtitles, lyrics, phrases) and drills (Dispatcher+Lines.swift).
     case line(LineCommand)
+    case take(TakeCommand)
     case status
     case quit
     case help
 
     /// The commands of the stdin protocol, for error messages and the manual.
-    public static let protocolSummary = "play, pause, toggle, seek TIME, a [TIME], b [TIME], loop A-B, loop on, loop off, gap TIME, rate R, pitch S, volume V, pan P, chime [HH:MM], save, loop save NAME, loop NAME, loop delete NAME, loops, trainer FROM:STEP:EVERY:TO | off, transport off|follow|drive, learn ACTION | off, loop bars FIRST LAST, snap beat|bar|off, count-in N, click on|off, click-mix on|off, tempo BPM|double|half|detected, grid MS, downbeat [TIME], beats-per-bar N, map [reset], isolate off|centre|sides|left|right|bass|band:LO-HI, eq LOW,MID,HIGH, notes playhead|loop, line next|prev|N|again|loop on|loop off, drill N[xK] | off, status, quit"
+    public static let protocolSummary = "play, pause, toggle, seek TIME, a [TIME], b [TIME], loop A-B, loop on, loop off, gap TIME, rate R, pitch S, volume V, pan P, chime [HH:MM], save, loop save NAME, loop NAME, loop delete NAME, loops, trainer FROM:STEP:EVERY:TO | off, transport off|follow|drive, learn ACTION | off, loop bars FIRST LAST, snap beat|bar|off, count-in N, click on|off, click-mix on|off, tempo BPM|double|half|detected, grid MS, downbeat [TIME], beats-per-bar N, map [reset], isolate off|centre|sides|left|right|bass|band:LO-HI, eq LOW,MID,HIGH, notes playhead|loop, line next|prev|N|again|loop on|loop off, drill N[xK] | off, record on|off, calibrate, take play [N]|stop|keep N|delete N, compare alternate|both|take, status, quit"
 
     /// Parses one line of the stdin protocol. Throws a one-line error for anything unknown or malformed.
     public init(line: String) throws(RepeaterError) {
@@ -157,6 +158,8 @@ public enum ControlCommand: Equatable, Sendable {
             }
         case _ where LineCommand.verbs.contains(verb):
             self = .line(try LineCommand.parse(verb: verb, arguments))
+        case _ where TakeCommand.verbs.contains(verb):
+            self = .take(try TakeCommand.parse(verb: verb, arguments))
         case _ where HearingCommand.verbs.contains(verb):
             self = .hearing(try HearingCommand.parse(verb: verb, arguments))
         case _ where MapCommand.verbs.contains(verb):

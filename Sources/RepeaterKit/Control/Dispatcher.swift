@@ -40,6 +40,7 @@ public final class Dispatcher: CommandSink {
     var mapPractice = MapPractice()
     /// Lines and drills (Dispatcher+Lines.swift).
     var linePractice = LinePractice()
+    var takePractice = TakePractice()
     private var queued: [Command] = []
     private var lastSentCycle = -1
     /// The last OSC sender: refusals the engine reports later go back to it.
@@ -234,6 +235,7 @@ public final class Dispatcher: CommandSink {
         case .map(let map): performMap(map, command)
         case .hearing(let hearing): performHearing(hearing, command)
         case .line(let line): performLine(line, command)
+        case .take(let take): performTake(take, command)
         case .status: statusRequested = true
         case .help: output.showKeys(KeyMap.help)
         }
@@ -313,14 +315,17 @@ public final class Dispatcher: CommandSink {
         while let sourced = engine.events.pop() {
             let source = sourced.source
             switch sourced.event {
-            case .finished(let frame, let cycle, _):
+            case .finished(let frame, let cycle, let outputFrame):
                 finishedCycle = cycle
+                takesFinished(outputFrame: outputFrame)
                 output.event(PlayerEvent("end") { $0.add("frame", frame) })
             case .seeked(let frame):
+                takesInterrupted(answersToo: true)
                 output.event(PlayerEvent("seek", source: source) { $0.add("frame", frame); $0.add("pos_s", self.seconds(frame)) })
             case .underrun(let frame):
                 output.event(PlayerEvent("underrun") { $0.add("frame", frame) })
             case .loop(let a, let b, let enabled):
+                takesInterrupted(answersToo: false)
                 updateCountIn(a: a, b: b)
                 noteView?.resetLoop()
                 output.event(PlayerEvent("loop", source: source) {
@@ -328,10 +333,13 @@ public final class Dispatcher: CommandSink {
                     $0.add("a_s", self.seconds(a)); $0.add("b_s", self.seconds(b))
                     $0.add("enabled", enabled)
                 })
-            case .wrap(let count, let from, let to, _):
+            case .wrap(let count, let from, let to, let outputFrame):
                 output.event(PlayerEvent("wrap") { $0.add("count", count); $0.add("from", from); $0.add("to", to) })
+                takesWrapped(from: from, to: to, outputFrame: outputFrame)
                 trainerPassCompleted()
                 drillWrapped(from: from, to: to)
+            case .passStarted(let frame, let outputFrame):
+                takesPassStarted(frame: frame, outputFrame: outputFrame)
             case .pointSet(let isB, let frame):
                 output.event(PlayerEvent(isB ? "b" : "a", source: source) { $0.add("frame", frame); $0.add("pos_s", self.seconds(frame)) })
             case .chimeStarted(let hour, let minute, let strikes):
@@ -341,10 +349,12 @@ public final class Dispatcher: CommandSink {
             case .chimeBusy:
                 output.event(PlayerEvent("chime-busy", source: source, note: "a chime is sounding: the new one is not queued"))
             case .playing(let playing):
+                if !playing { takesInterrupted(answersToo: true) }
                 output.event(PlayerEvent(playing ? "play" : "pause", source: source))
             case .transport(let rolling):
                 output.event(PlayerEvent("transport", source: .transport, note: rolling ? nil : "waiting for transport") { $0.add("rolling", rolling) })
             case .isolation(let delay):
+                takePractice.isolationDelay = delay
                 isolationApplied(delayFrames: delay, source: source)
             case .isolationRefused:
                 reject("this isolation needs a stereo file", source: source, reply: source == .osc ? lastReply : nil)
@@ -357,6 +367,7 @@ public final class Dispatcher: CommandSink {
                 reject(message, source: source, reply: source == .osc ? lastReply : nil)
             }
         }
+        pollTakes()
     }
 
     /// The player's state in words: "ended", "paused", "waiting for transport" or "playing".

@@ -5,7 +5,7 @@ public enum KeyMap {
     /// The keys, as `?` shows them and docs/manual.md lists them.
     public static let help = """
     space play/pause · a / b set A / B here · l loop on/off · ←/→ seek 5 s · Home jump to A
-    , / . move A 10 ms earlier / later · < / > move B 10 ms earlier / later · t chime the time
+    , / . move A 10 ms earlier / later · < / > move B 10 ms earlier / later · c chime the time
     [ / ] speed −/+5 % · { / } pitch −/+1 semitone · = speed 1, pitch 0
     ↑ / ↓ volume ±1 dB · ( / ) pan left / right · s save the session · N save A–B as a named loop
     1 … 9 play a named loop · m MIDI learn (again: next action) · M stop learning · q quit · ? keys
@@ -13,6 +13,7 @@ public enum KeyMap {
     * / / tempo ×2 / ÷2 · ; / ' grid 10 ms earlier / later
     i isolate: off/centre/sides/bass/left/right · v notes at the playhead / over the loop
     n / p next / previous line · r the line again · Enter loop the line on/off
+    R record on/off · C calibrate the round trip · t hear the last take / the recording
     """
 
     public static func command(for key: Key) -> ControlCommand? {
@@ -23,7 +24,10 @@ public enum KeyMap {
         case .character("a"): return .setA(nil)
         case .character("b"): return .setB(nil)
         case .character("l"): return .toggleLoop
-        case .character("t"): return .chimeNow
+        case .character("c"): return .chimeNow
+        case .character("t"): return .take(.playToggle)
+        case .character("R"): return .take(.record(nil))
+        case .character("C"): return .take(.calibrate)
         case .character("s"): return .save
         case .character("N"): return .loopSaveNew
         case .character("n"): return .line(.next)

@@ -25,6 +25,7 @@ public enum OSCRequest: Equatable, Sendable {
         "/repeater/loop/bars ii", "/repeater/snap s", "/repeater/count-in i", "/repeater/click i", "/repeater/tempo f",
         "/repeater/tempo/double", "/repeater/tempo/half", "/repeater/downbeat", "/repeater/beats-per-bar i",
         "/repeater/isolate s", "/repeater/eq fff", "/repeater/notes s", "/repeater/line/next", "/repeater/line/prev", "/repeater/line i",
+        "/repeater/record i", "/repeater/calibrate", "/repeater/take/play [i]", "/repeater/take/stop",
         "/repeater/subscribe [i]", "/repeater/unsubscribe [i]",
     ]
 
@@ -96,6 +97,15 @@ public enum OSCRequest: Equatable, Sendable {
         case "/repeater/tempo/half": return none(.map(.tempoHalve))
         case "/repeater/downbeat": return none(.map(.downbeat(nil)))
         case "/repeater/beats-per-bar": return one("one integer, 1 to 16", 1...16) { .map(.beatsPerBar(Int($0))) }
+        case "/repeater/record": return one("one integer: 1 arms recording, 0 stops it", 0...1) { .take(.record($0 != 0)) }
+        case "/repeater/calibrate": return none(.take(.calibrate))
+        case "/repeater/take/stop": return none(.take(.stop))
+        case "/repeater/take/play":
+            if arguments.isEmpty { return .success(.command(.take(.play(nil)))) }
+            guard arguments.count == 1, let number = number(0), number == number.rounded(), number >= 1, number <= 1_000_000 else {
+                return usage("no argument (the last take) or one integer: the take's number")
+            }
+            return .success(.command(.take(.play(Int(number)))))
         case "/repeater/line/next": return none(.line(.next))
         case "/repeater/line/prev": return none(.line(.previous))
         case "/repeater/line":

@@ -57,6 +57,7 @@ public struct StatusSnapshot: Sendable {
     public var hearing = HearingSnapshot()
     /// The lines (subtitles, phrases) and a drill.
     public var lines = LinesSnapshot()
+    public var takes = TakesSnapshot()
 
     public init() {}
 

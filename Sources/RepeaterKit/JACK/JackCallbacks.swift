@@ -24,10 +24,19 @@ final class JackProcessContext: @unchecked Sendable {
     let ports: UnsafeMutablePointer<OpaquePointer?>
     let buffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let placeholder: UnsafeMutablePointer<Float>
+    /// Recording (`--record`): the input ports and what their samples go to.
+    let capture: InputCapture?
+    let inputCount: Int
+    let inputPorts: UnsafeMutablePointer<OpaquePointer?>
+    let inputBuffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
     init(client: OpaquePointer, engine: Engine, ports: [OpaquePointer], midiPort: OpaquePointer?, load: CallbackLoad, ahead: RenderAhead?,
-         notifications: JackNotifications) {
+         notifications: JackNotifications, inputs: [OpaquePointer] = [], capture: InputCapture? = nil) {
         self.client = client
+        self.capture = capture
+        inputCount = capture == nil ? 0 : inputs.count
+        inputPorts = .allocate(capacity: max(1, inputs.count))
+        for (index, port) in inputs.enumerated() { (inputPorts + index).initialize(to: port) }
         self.notifications = notifications
         self.engine = engine
         self.ahead = ahead
@@ -39,9 +48,13 @@ final class JackProcessContext: @unchecked Sendable {
         placeholder = .allocate(capacity: 1)
         buffers = .allocate(capacity: ports.count)
         buffers.initialize(repeating: placeholder, count: ports.count)
+        inputBuffers = .allocate(capacity: max(1, inputs.count))
+        inputBuffers.initialize(repeating: placeholder, count: max(1, inputs.count))
     }
 
     deinit {
+        inputPorts.deallocate()
+        inputBuffers.deallocate()
         ports.deallocate()
         buffers.deallocate()
         placeholder.deallocate()
@@ -66,10 +79,12 @@ final class JackProcessContext: @unchecked Sendable {
         }
         if let ahead {
             let midiBuffer = midiPort.flatMap { jack_port_get_buffer($0, frameCount) }
-            ahead.process(frameCount: Int(frameCount), outputs: buffers, client: client, midiBuffer: midiBuffer)
+            let tag = ahead.process(frameCount: Int(frameCount), outputs: buffers, client: client, midiBuffer: midiBuffer)
+            captureInputs(frameCount, tag: tag)
             load.record(busyMicroseconds: Int(jack_get_time() &- start), frames: Int(frameCount))
             return
         }
+        let tag = engine.status.renderedFrames.load(ordering: .relaxed)
         engine.setTransport(rolling: jack_transport_query(client, nil).rawValue == JackTransportRolling.rawValue)
         if let midiPort, let buffer = jack_port_get_buffer(midiPort, frameCount) {
             let count = jack_midi_get_event_count(buffer)
@@ -83,7 +98,19 @@ final class JackProcessContext: @unchecked Sendable {
             }
         }
         engine.render(frameCount: Int(frameCount), outputs: buffers)
+        captureInputs(frameCount, tag: tag)
         load.record(busyMicroseconds: Int(jack_get_time() &- start), frames: Int(frameCount))
+    }
+
+    /// The inputs of this cycle to the capture (with the tag of the outputs just written), and the
+    /// calibration probe over the outputs.
+    @inline(__always)
+    private func captureInputs(_ frameCount: jack_nframes_t, tag: Int) {
+        guard let capture else { return }
+        for channel in 0..<inputCount {
+            inputBuffers[channel] = jack_port_get_buffer(inputPorts[channel], frameCount).assumingMemoryBound(to: Float.self)
+        }
+        capture.process(inputs: inputBuffers, outputs: buffers, outputCount: channelCount, frameCount: Int(frameCount), tag: tag)
     }
 }
 
@@ -184,7 +211,14 @@ func repeaterJackProcess(_ frameCount: jack_nframes_t, _ argument: UnsafeMutable
 /// JACK's latency callback (not the process thread): output ports report the stretcher's delay as
 /// their capture latency, so that recorders downstream can compensate (`jack_lsp -l` shows it).
 func repeaterJackLatency(_ mode: jack_latency_callback_mode_t, _ argument: UnsafeMutableRawPointer?) {
-    guard mode == JackCaptureLatency else { return }
+    guard mode == JackCaptureLatency else {
+        // The inputs are recorded, never passed on to the outputs: nothing downstream of them.
+        Unmanaged<JackProcessContext>.fromOpaque(argument!)._withUnsafeGuaranteedRef { context in
+            var none = jack_latency_range_t(min: 0, max: 0)
+            for channel in 0..<context.inputCount { jack_port_set_latency_range(context.inputPorts[channel], JackPlaybackLatency, &none) }
+        }
+        return
+    }
     Unmanaged<JackProcessContext>.fromOpaque(argument!)._withUnsafeGuaranteedRef { context in
         let latency = UInt32(max(0, context.engine.status.processingLatency.load(ordering: .relaxed)))
         var range = jack_latency_range_t(min: latency, max: latency)

@@ -24,7 +24,7 @@ public enum ConnectMode: Equatable, Sendable {
 ///
 /// Life cycle, in order: `open`, `registerOutputs`, `attach`, `activate`, `connect`; on the way out
 /// `deactivate`, then `close` (also done by deinit).
-public final class JackClient: TransportControl {
+public final class JackClient: TransportControl, RecordingPorts {
     public let handle: OpaquePointer
     public let notifications = JackNotifications()
     /// The process callback's load.
@@ -34,6 +34,9 @@ public final class JackClient: TransportControl {
     private var midiPort: OpaquePointer?
     /// The metronome's and count-in's output `click`, if registered (rendered after the outputs).
     private var clickPort: OpaquePointer?
+    /// The recording inputs `in_1 …` (`--record`), and their capture.
+    private var inputPorts: [OpaquePointer] = []
+    public private(set) var capture: InputCapture?
     private var context: Unmanaged<JackProcessContext>?
     /// The render-ahead helper, when the engine renders on it.
     public private(set) var ahead: RenderAhead?
@@ -108,15 +111,7 @@ public final class JackClient: TransportControl {
         switch mode {
         case .none: return []
         case .auto:
-            guard let list = jack_port_get_all_connections(handle, first) else { return [] }
-            defer { jack_free(list) }
-            var names: [String] = []
-            var index = 0
-            while let name = list[index] {
-                names.append(String(cString: name))
-                index += 1
-            }
-            targets = Array(names.prefix(1))
+            targets = Array(connections(of: first).prefix(1))
         case .pattern(let pattern):
             targets = ports(matching: pattern, type: JACK_DEFAULT_AUDIO_TYPE, flags: JackPortIsInput.rawValue)
             if targets.isEmpty { return ["no JACK input port matches '\(pattern)' for the click: connect \(source) yourself"] }
@@ -125,6 +120,73 @@ public final class JackClient: TransportControl {
             let result = jack_connect(handle, source, target)
             return result != 0 && result != EEXIST ? "could not connect \(source) to \(target)" : nil
         }
+    }
+
+    /// Registers the input ports `in_1 … in_N` for recording (`--record`), and the capture their
+    /// samples go to (`probe`: the calibration signal it can play over the outputs).
+    public func registerInputs(count: Int, probe: [Float]) throws(RepeaterError) {
+        let flags = UInt(JackPortIsInput.rawValue | JackPortIsTerminal.rawValue)
+        for index in 1...count {
+            guard let port = jack_port_register(handle, "in_\(index)", JACK_DEFAULT_AUDIO_TYPE, flags, 0) else {
+                throw RepeaterError(.failure, "JACK could not register port in_\(index)")
+            }
+            inputPorts.append(port)
+        }
+        capture = InputCapture(channelCount: count, probe: probe)
+    }
+
+    /// Full names of the input ports, in order.
+    public var inputPortNames: [String] { inputPorts.map { String(cString: jack_port_name($0)) } }
+
+    /// Connects the inputs: `auto` from the first physical capture ports, a pattern from every
+    /// output port that matches it (in order, one per input; a single input takes the first).
+    /// Returns warnings (never fails the run).
+    public func connectInputs(_ mode: ConnectMode) -> [String] {
+        let sources: [String]
+        switch mode {
+        case .none: return []
+        case .auto:
+            sources = ports(matching: nil, type: JACK_DEFAULT_AUDIO_TYPE, flags: JackPortIsPhysical.rawValue | JackPortIsOutput.rawValue)
+            if sources.isEmpty { return ["no physical capture ports: connect something to \(name):in_1 yourself"] }
+        case .pattern(let pattern):
+            sources = ports(matching: pattern, type: JACK_DEFAULT_AUDIO_TYPE, flags: JackPortIsOutput.rawValue)
+            if sources.isEmpty { return ["no JACK output port matches '\(pattern)' to record: nothing connected to in_1"] }
+        }
+        return zip(sources, inputPortNames).compactMap { source, destination in
+            let result = jack_connect(handle, source, destination)
+            return result != 0 && result != EEXIST ? "could not connect \(source) to \(destination)" : nil
+        }
+    }
+
+    /// Everything connected to our audio ports now, as one key ("out_1>system:playback_1,…|in_1<…"):
+    /// a calibration holds for the connections it was measured with.
+    public var connectionKey: String {
+        let outs = ports.enumerated().map { "out_\($0.offset + 1)>" + connections(of: $0.element).sorted().joined(separator: ",") }
+        let ins = inputPorts.enumerated().map { "in_\($0.offset + 1)<" + connections(of: $0.element).sorted().joined(separator: ",") }
+        return (outs + ins).joined(separator: "|")
+    }
+
+    /// The full names of the ports connected to `port`, as JACK lists them.
+    private func connections(of port: OpaquePointer) -> [String] {
+        guard let list = jack_port_get_all_connections(handle, port) else { return [] }
+        defer { jack_free(list) }
+        var names: [String] = []
+        var index = 0
+        while let name = list[index] {
+            names.append(String(cString: name))
+            index += 1
+        }
+        return names
+    }
+
+    /// The round trip JACK reports, in frames: the playback latency of `out_1` plus the capture
+    /// latency of `in_1` (the largest of each range).
+    public var reportedRoundTripFrames: Int {
+        guard let output = ports.first, let input = inputPorts.first else { return 0 }
+        var playback = jack_latency_range_t(), capture = jack_latency_range_t()
+        jack_port_get_latency_range(output, JackPlaybackLatency, &playback)
+        jack_port_get_latency_range(input, JackCaptureLatency, &capture)
+        return Int(playback.max) + Int(capture.max)
     }
 
     /// Registers the MIDI input port `control` (a foot pedal or controller connects to it).
@@ -169,7 +231,8 @@ public final class JackClient: TransportControl {
             if helper.start(client: handle) { ahead = helper }
         }
         let context = Unmanaged.passRetained(JackProcessContext(client: handle, engine: engine, ports: rendered, midiPort: midiPort,
-                                                                 load: load, ahead: ahead, notifications: notifications))
+                                                                 load: load, ahead: ahead, notifications: notifications,
+                                                                 inputs: inputPorts, capture: capture))
         self.context = context
         jack_set_process_callback(handle, repeaterJackProcess, context.toOpaque())
         jack_set_latency_callback(handle, repeaterJackLatency, context.toOpaque())

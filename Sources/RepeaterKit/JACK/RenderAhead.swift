@@ -107,10 +107,13 @@ public final class RenderAhead: @unchecked Sendable {
         running = false
     }
 
-    /// Real-time thread (the process callback). Fills `outputs` with `frameCount` frames.
+    /// Real-time thread (the process callback). Fills `outputs` with `frameCount` frames; returns
+    /// the engine output frame the first of them is (the FIFO's read position: every frame the
+    /// engine renders passes through it in order).
     @inline(__always)
+    @discardableResult
     func process(frameCount: Int, outputs: UnsafePointer<UnsafeMutablePointer<Float>>, client: OpaquePointer,
-                 midiBuffer: UnsafeMutableRawPointer?) {
+                 midiBuffer: UnsafeMutableRawPointer?) -> Int {
         // The helper's job done? Then the engine is the callback's until the next post.
         let owned = jobDone.load(ordering: .acquiring) == jobRequested.load(ordering: .relaxed)
         if owned, fifoIndices.readableCount() < frameCount {
@@ -119,6 +122,7 @@ public final class RenderAhead: @unchecked Sendable {
             renderIntoFIFO(frameCount - fifoIndices.readableCount())
         }
         callbackCycle &+= 1
+        let tag = fifoIndices.consumerPosition()
         let available = min(frameCount, fifoIndices.readableCount())
         takeFromFIFO(available, into: outputs)
         if available < frameCount {  // the helper has not caught up: silence, counted
@@ -139,7 +143,7 @@ public final class RenderAhead: @unchecked Sendable {
             }
         }
         // A job still runs (it overran its period): its events wait for the next job, a period later.
-        guard owned else { return }
+        guard owned else { return tag }
         // The next job: this cycle's transport, the MIDI events taken since the last job, and what
         // brings the FIFO to `depth` periods.
         jobRolling = jack_transport_query(client, nil).rawValue == JackTransportRolling.rawValue
@@ -150,6 +154,7 @@ public final class RenderAhead: @unchecked Sendable {
         engine.controls.aheadFrames.store(queued + frameCount, ordering: .relaxed)
         jobRequested.add(1, ordering: .releasing)
         sem_post(wake)
+        return tag
     }
 
     /// The helper thread's loop: a job per post.

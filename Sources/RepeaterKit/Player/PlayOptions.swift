@@ -46,6 +46,13 @@ public struct PlayOptions: Sendable {
     /// Where the `click` port goes (`--click-connect`; auto: where out_1 goes).
     public var clickConnect: ConnectMode = .auto
     public var clickMix = false
+    /// Recording yourself: input ports and where they connect (nil: no input ports), how many.
+    public var record: ConnectMode?
+    public var recordChannels = 1
+    /// How a take is heard back, and (for `both`) how far apart the two are panned (0 … 1).
+    public var compare = CompareMode.alternate
+    public var comparePan = 0.0
+    public var takesMax = 50
 
     public init(path: String) { self.path = path }
 }

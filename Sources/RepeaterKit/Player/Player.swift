@@ -43,6 +43,10 @@ public final class Player {
     private var startGrid: (grid: BeatGrid, cached: Bool)?
     /// The recording's lines (subtitles, lyrics, phrases), if any.
     private var lines: RecordingLines?
+    /// The take writers of this run (one per connection to JACK), and the input meters.
+    private var recordings: [TakeRecorder] = []
+    private var inputMeters: LevelMeters?
+    private let noMeters = LevelMeters(channelCount: 0)
     /// The map once the background analysis delivered it (a reconnect hands it to the new dispatcher).
     private var knownGrid: (grid: BeatGrid, cached: Bool)?
 
@@ -207,6 +211,7 @@ public final class Player {
         try client.registerOutputs(count: engine.outputChannelCount)
         try client.registerClickPort()
         if options.midi { try client.registerMIDIInput() }
+        if options.record != nil { try client.registerInputs(count: options.recordChannels, probe: Calibration.probe) }
         let dispatcher = Dispatcher(info: info, engine: engine, keeper: keeper, output: output, trainer: trainer,
                                     gapFrames: configuration.gapFrames)
         self.dispatcher = dispatcher
@@ -216,6 +221,7 @@ public final class Player {
             midi = MIDISource(engine: engine, dispatcher: dispatcher)
         }
         dispatcher.linePractice.lines = lines
+        if let capture = client.capture { setUpRecording(dispatcher, client: client, capture: capture) }
         if let drill = keeper.session.drill, let lines, let line = drillLine {
             dispatcher.startDrill(drill, at: lines.lines.firstIndex(of: line) ?? 0, source: .player,
                                   seek: configuration.startFrame != line.startFrame)
@@ -260,6 +266,27 @@ public final class Player {
         return try loop(client: client)
     }
 
+    /// Recording (`--record`): the take writer on its thread, where takes go, how they are heard.
+    private func setUpRecording(_ dispatcher: Dispatcher, client: JackClient, capture: InputCapture) {
+        let recorder = TakeRecorder(capture: capture, sampleRate: client.sampleRate)
+        recorder.start()
+        recordings.append(recorder)
+        dispatcher.takePractice.recorder = recorder
+        dispatcher.takePractice.ports = client
+        dispatcher.takePractice.folder = takesFolder
+        dispatcher.takePractice.sessionFolder = keeper.path.map { URL(fileURLWithPath: $0).standardized.deletingLastPathComponent().path }
+        dispatcher.takePractice.compare = options.compare
+        dispatcher.takePractice.comparePan = options.comparePan
+        dispatcher.takePractice.takesMax = options.takesMax
+    }
+
+    /// Takes live beside the session (`song.json` → `song.takes/`); without a session, in a
+    /// temporary folder the start event names.
+    private var takesFolder: String {
+        if let path = keeper.path { return URL(fileURLWithPath: path).standardized.deletingPathExtension().path + ".takes" }
+        return NSTemporaryDirectory() + "repeater-takes-\(getpid())"
+    }
+
     /// Connects the audio (and MIDI) ports by the connect rule. A rule that matches nothing yet (a
     /// recorder still starting, a server just back) is tried again for two seconds before the first
     /// frame plays; then the warning is given and playback starts anyway.
@@ -274,6 +301,7 @@ public final class Player {
         }
         for warning in warnings { Console.warning(warning) }
         for warning in client.connectClick(options.clickConnect) { Console.warning(warning) }
+        if let record = options.record { for warning in client.connectInputs(record) { Console.warning(warning) } }
         if let pattern = options.midiConnect { for warning in client.connectMIDI(pattern) { Console.warning(warning) } }
     }
 
@@ -335,6 +363,10 @@ public final class Player {
                 line.add("line_count", lines.lines.count)
             }
             if let osc { line.add("osc_port", osc.port) }
+            if options.record != nil {
+                line.add("inputs", client.inputPortNames.count)
+                line.add("takes_folder", takesFolder)
+            }
             stdout.eventLine(line.text)
         case .lines: output.add(LinesSink(out: stdout))
         case .none: output.add(QuietSink(out: stdout))
@@ -508,6 +540,12 @@ public final class Player {
         s.map = dispatcher.mapSnapshot(at: s.frame)
         s.hearing = dispatcher.hearingSnapshot()
         s.lines = dispatcher.linesSnapshot(at: s.frame)
+        s.takes = dispatcher.takesSnapshot()
+        if let capture = client?.capture {
+            if inputMeters?.channelCount != capture.channelCount { inputMeters = LevelMeters(channelCount: capture.channelCount) }
+            capture.meters.drain(pre: inputMeters!, post: noMeters)
+            s.takes.input = inputMeters!.closeWindow(elapsed: 1 / max(0.1, options.statusHz))
+        }
         return s
     }
 
@@ -544,6 +582,12 @@ public final class Player {
         while !dispatcher.engineCaughtUp, dispatcher.exitReason != "shutdown", Date() < deadline { usleep(2000) }
         dispatcher.flushQueued()
         dispatcher.drainEvents()
+        // Takes whose input is all in are written (at most a second); one still playing is dropped.
+        let takesDeadline = Date().addingTimeInterval(1)
+        while !dispatcher.takePractice.pending.isEmpty, Date() < takesDeadline {
+            usleep(20_000)
+            dispatcher.pollTakes()
+        }
         dispatcher.saveSession(reason: dispatcher.exitReason)
     }
 
@@ -551,6 +595,8 @@ public final class Player {
     /// stretchers, close the client.
     private func disconnect() {
         dispatcher?.noteView?.stop()
+        for recorder in recordings { recorder.stop() }
+        recordings.removeAll()
         client?.deactivate()
         writeCallbackStatistics()
         reader?.stop()

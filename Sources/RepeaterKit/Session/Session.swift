@@ -70,6 +70,8 @@ public struct Session: Equatable, Sendable {
     public var linesSource: String?
     public var drill: DrillSpec?
     public var drillLine: Int?
+    /// The takes recorded (`--record`), oldest first.
+    public var takes: [Take] = []
     /// Hearing the part (Session+Hearing.swift).
     public var isolation = IsolationMode.off
     public var equalizer = EqualizerGains()
@@ -83,7 +85,7 @@ public struct Session: Equatable, Sendable {
 
     static let knownKeys: Set<String> = Set(["format", "version", "audio", "sample_rate", "position", "position_time", "loop",
                                          "active_loop", "loops", "speed", "pitch", "volume", "pan", "gap", "declick_ms", "trainer", "transport"])
-        .union(mapKeys).union(hearingKeys).union(lineKeys)
+        .union(mapKeys).union(hearingKeys).union(lineKeys).union(takeKeys)
 
     // MARK: writing
 
@@ -144,6 +146,7 @@ public struct Session: Equatable, Sendable {
         writeMap(into: &object)
         writeHearing(into: &object)
         writeLines(into: &object)
+        writeTakes(into: &object)
         for key in extra.keys where object[key] == nil { object[key] = extra[key] }
         return .object(object)
     }
@@ -240,6 +243,7 @@ public struct Session: Equatable, Sendable {
         try session.readMap(from: object, reader: &reader)
         try session.readHearing(from: object, reader: &reader)
         try session.readLines(from: object, reader: &reader)
+        try session.readTakes(from: object, reader: &reader)
         session.extra = object.unknown(knownKeys)
         return session
     }

@@ -1,0 +1,242 @@
+import Foundation
+import Synchronization
+
+/// The control side of recording: a thread of its own ("repeater-takes") drains the input blocks
+/// the process callback captures (`InputCapture`) into a history of the last 10.9 s, cuts takes out
+/// of it, writes each as a FLAC file, and runs calibrations. The control thread only posts requests
+/// and collects results (both under a lock held for a copy), so a slow or full disk never reaches
+/// it, and never the audio thread: the capture ring absorbs 10.9 s, then drops whole blocks, and
+/// the take that needed them is dropped with a warning.
+///
+/// Times here are capture tags (engine output frames as the ports carried them, see
+/// `InputCapture`): a take of engine output frames [s, e) is the input tagged [s + d + R, e + d + R),
+/// d the isolation's delay between the engine's marks and the ports, R the round trip.
+public final class TakeRecorder: @unchecked Sendable {
+    public enum Result: Sendable {
+        /// A take written: its request's id, the file, the frames in it.
+        case saved(id: Int, path: String, frameCount: Int)
+        /// A take dropped: why (one line).
+        case dropped(id: Int, reason: String)
+        /// A calibration: the round trip measured, or nil with why not.
+        case calibrated(frames: Int?, reason: String?)
+    }
+
+    enum Request {
+        case begin(id: Int, startTag: Int, path: String)
+        case end(id: Int, endTag: Int)
+        case cancel(id: Int)
+        case calibrate
+    }
+
+    public let capture: InputCapture
+    public let sampleRate: Int
+    private let channelCount: Int
+    private let shared = Mutex<(requests: [Request], results: [Result])>(([], []))
+    private let stopRequested = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private var thread: Thread?
+
+    // The worker's own state.
+    private let historyCapacity = 1 << 19
+    private var history: [[Float]]
+    /// The history holds the input tagged [historyStart, historyEnd), contiguous.
+    private var historyStart = 0
+    private var historyEnd = 0
+    private struct Segment {
+        let id: Int
+        let startTag: Int
+        var endTag: Int?
+        let path: String
+        var channels: [[Float]]
+        var failure: String?
+        var nextTag: Int { startTag + channels[0].count }
+    }
+    private var segments: [Segment] = []
+    private var calibration: (started: Date, probeTag: Int?)?
+
+    public init(capture: InputCapture, sampleRate: Int) {
+        self.capture = capture
+        self.sampleRate = sampleRate
+        channelCount = capture.channelCount
+        history = Array(repeating: [Float](repeating: 0, count: 1 << 19), count: capture.channelCount)
+    }
+
+    deinit { stop() }
+
+    public func start() {
+        guard thread == nil else { return }
+        let thread = Thread { [unowned self] in
+            while !self.stopRequested.load(ordering: .relaxed) {
+                self.step()
+                usleep(10_000)
+            }
+            self.finished.signal()
+        }
+        thread.name = "repeater-takes"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Stops the thread; takes not yet complete are dropped (a take is whole or absent).
+    public func stop() {
+        guard thread != nil else { return }
+        stopRequested.store(true, ordering: .relaxed)
+        finished.wait()
+        thread = nil
+    }
+
+    // MARK: control thread
+
+    /// A take starts at capture tag `startTag`, to be written to `path`.
+    public func begin(id: Int, startTag: Int, path: String) { post(.begin(id: id, startTag: startTag, path: path)) }
+    /// The take `id` ends (exclusive) at capture tag `endTag`; it is written once the input got there.
+    public func end(id: Int, endTag: Int) { post(.end(id: id, endTag: endTag)) }
+    public func cancel(id: Int) { post(.cancel(id: id)) }
+    /// Plays the probe and measures the round trip (a `calibrated` result within ~2.5 s).
+    public func calibrate() { post(.calibrate) }
+
+    /// What happened since the last call.
+    public func takeResults() -> [Result] {
+        shared.withLock { state in
+            let results = state.results
+            state.results.removeAll()
+            return results
+        }
+    }
+
+    private func post(_ request: Request) { shared.withLock { $0.requests.append(request) } }
+
+    // MARK: the worker
+
+    /// One round: requests, new input, takes to fill and finish, a calibration.
+    func step() {
+        let requests = shared.withLock { state -> [Request] in
+            let taken = state.requests
+            state.requests.removeAll()
+            return taken
+        }
+        for request in requests { handle(request) }
+        drainInput()
+        for index in segments.indices { fill(&segments[index]) }
+        finishSegments()
+        stepCalibration()
+    }
+
+    private func handle(_ request: Request) {
+        switch request {
+        case .begin(let id, let startTag, let path):
+            segments.append(Segment(id: id, startTag: startTag, endTag: nil, path: path,
+                                    channels: Array(repeating: [], count: channelCount)))
+        case .end(let id, let endTag):
+            if let index = segments.firstIndex(where: { $0.id == id }) { segments[index].endTag = max(segments[index].startTag, endTag) }
+        case .cancel(let id):
+            segments.removeAll { $0.id == id }
+        case .calibrate:
+            guard calibration == nil else { return }
+            capture.probeStartTag.store(-1, ordering: .relaxed)
+            capture.probeRequested.store(true, ordering: .releasing)
+            calibration = (Date(), nil)
+        }
+    }
+
+    /// Copies every waiting block into the history; a block that does not follow on starts it over.
+    private func drainInput() {
+        while let slot = capture.blocks.readableSlot() {
+            let tag = capture.blocks.tag(ofSlot: slot)
+            if tag.startFrame != historyEnd || historyEnd == historyStart {
+                historyStart = tag.startFrame
+                historyEnd = tag.startFrame
+            }
+            for channel in 0..<channelCount {
+                let source = capture.blocks.channel(channel, ofSlot: slot)
+                for i in 0..<tag.frameCount { history[channel][(tag.startFrame + i) & (historyCapacity - 1)] = source[i] }
+            }
+            historyEnd += tag.frameCount
+            historyStart = max(historyStart, historyEnd - historyCapacity)
+            capture.blocks.release()
+        }
+    }
+
+    /// Copies what the history has of a take's frames into it; a frame the history lost is a failure.
+    private func fill(_ segment: inout Segment) {
+        guard segment.failure == nil else { return }
+        let from = segment.nextTag
+        let to = min(historyEnd, segment.endTag ?? Int.max)
+        guard to > from else { return }
+        if from < historyStart {
+            segment.failure = capture.droppedBlocks.load(ordering: .relaxed) > 0
+                ? "the input could not be kept up with (the disk or the computer was too slow)"
+                : "the input was interrupted"
+            return
+        }
+        for channel in 0..<channelCount {
+            segment.channels[channel].reserveCapacity(segment.channels[channel].count + to - from)
+            for tag in from..<to { segment.channels[channel].append(history[channel][tag & (historyCapacity - 1)]) }
+        }
+    }
+
+    /// Writes the takes whose input is all in, and reports them.
+    private func finishSegments() {
+        var results: [Result] = []
+        segments.removeAll { segment in
+            if let failure = segment.failure {
+                results.append(.dropped(id: segment.id, reason: failure))
+                return true
+            }
+            guard let end = segment.endTag, segment.nextTag >= end else { return false }
+            // The input is copied as it comes, before the end is known: cut at the end.
+            let channels = segment.channels.map { Array($0.prefix(end - segment.startTag)) }
+            guard !channels[0].isEmpty else { return true }  // an empty take (no gap to answer in) is no take
+            do throws(RepeaterError) {
+                try TakeFile.write(channels, sampleRate: sampleRate, to: segment.path)
+                results.append(.saved(id: segment.id, path: segment.path, frameCount: channels[0].count))
+            } catch {
+                results.append(.dropped(id: segment.id, reason: error.message))
+            }
+            return true
+        }
+        if !results.isEmpty { shared.withLock { $0.results.append(contentsOf: results) } }
+    }
+
+    /// The calibration in progress: waits for the probe to leave, then for 2 s of input after it,
+    /// and looks for it there.
+    private func stepCalibration() {
+        guard var running = calibration else { return }
+        func finish(_ result: Result) {
+            capture.probeRequested.store(false, ordering: .relaxed)
+            capture.probeStartTag.store(-1, ordering: .releasing)
+            calibration = nil
+            shared.withLock { $0.results.append(result) }
+        }
+        if running.probeTag == nil {
+            let tag = capture.probeStartTag.load(ordering: .acquiring)
+            if tag >= 0 {
+                running.probeTag = tag
+                calibration = running
+            } else if Date().timeIntervalSince(running.started) > 2 {
+                finish(.calibrated(frames: nil, reason: "the probe did not start: is the JACK client running?"))
+                return
+            } else {
+                return
+            }
+        }
+        let probeTag = running.probeTag!
+        let window = Calibration.searchFrames(sampleRate: sampleRate) + Calibration.probe.count
+        if historyStart > probeTag {
+            finish(.calibrated(frames: nil, reason: "the input was interrupted during the measurement: try again"))
+            return
+        }
+        guard historyEnd >= probeTag + window else {
+            if Date().timeIntervalSince(running.started) > 6 {
+                finish(.calibrated(frames: nil, reason: "no input arrived: is anything connected to in_1?"))
+            }
+            return
+        }
+        let input = (probeTag..<(probeTag + window)).map { history[0][$0 & (historyCapacity - 1)] }
+        if let lag = Calibration.locate(input) {
+            finish(.calibrated(frames: lag, reason: nil))
+        } else {
+            finish(.calibrated(frames: nil, reason: "the probe did not come back in in_1: connect the path out → in you want measured"))
+        }
+    }
+}
