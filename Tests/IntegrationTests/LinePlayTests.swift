@@ -66,6 +66,10 @@ struct PhrasesCommandTests {
         let scratch = ScratchDirectory()
         try writeSteady(scratch.file("steady.wav"), seconds: 1)
         try Data([0x00, 0xff, 0x13, 0x37, 0x00]).write(to: URL(fileURLWithPath: scratch.file("broken.srt")))
+        try "1\n00:00:01,000 --> 00:00:99,000\nNever\n".write(toFile: scratch.file("time.srt"), atomically: true, encoding: .utf8)
+        let badTime = try run(repeaterPath, ["play", "steady.wav", "--subs", "time.srt", "--server", "nonexistent-server"], in: scratch.path)
+        #expect(badTime.status == 2 && badTime.stderrLines.count == 1 && badTime.stderr.contains("time.srt") && badTime.stderr.contains("line 2"),
+                "\(badTime.stderr)")
         for subs in ["broken.srt", "missing.srt"] {
             let outcome = try run(repeaterPath, ["play", "steady.wav", "--subs", subs, "--server", "nonexistent-server"], in: scratch.path)
             #expect(outcome.status == 2, "\(subs): \(outcome.stderr)")
