@@ -41,7 +41,8 @@ extension Dispatcher {
     /// The `map` event (and note) for the map in use.
     func announceMap(cached: Bool) {
         guard let grid = mapPractice.grid else { return }
-        output.event(PlayerEvent("map", note: mapNote(grid, prefix: cached ? "map (cached)" : "map")) {
+        // (A recording without beats, speech or a test signal, gets no note: nothing is wrong.)
+        output.event(PlayerEvent("map", note: grid.isEmpty ? nil : mapNote(grid, prefix: cached ? "map (cached)" : "map")) {
             $0.add("state", "ready")
             $0.add("cached", cached)
             self.describe(grid, into: &$0)
