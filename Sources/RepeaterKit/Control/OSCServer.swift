@@ -174,6 +174,7 @@ public final class OSCServer: @unchecked Sendable {
     // MARK: the receiving thread
 
     private func receive() {
+        nameThisThread("repeater-osc")
         let capacity = 65_536  // the largest UDP payload
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
         defer { buffer.deallocate() }
@@ -237,6 +238,16 @@ public final class OSCServer: @unchecked Sendable {
             _ = write(wakePipe.write, &byte, 1)
         }
     }
+}
+
+/// Names the calling thread for the system (`top -H`, /proc/PID/task/*/comm): Foundation's
+/// `Thread.name` stays inside the process on Linux, and glibc's `pthread_setname_np` is not visible to
+/// Swift without _GNU_SOURCE.
+private func nameThisThread(_ name: String) {
+    let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    _ = name.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, min(15, $0.count - 1)) }
+    close(fd)
 }
 
 /// The OSC side of the status: where it listens and what it refused.
