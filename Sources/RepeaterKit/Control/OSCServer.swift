@@ -281,15 +281,32 @@ public final class OSCSender: ReplyChannel, @unchecked Sendable {
         self.budget = budget
     }
 
-    /// Control thread. At most `OSCServer.answersPerSecond` replies a second leave, whoever asks:
-    /// UDP senders can be forged, and an answer must not become an amplifier aimed at someone else.
+    /// Control thread. At most `OSCServer.answersPerSecond` replies a second leave, whoever asks, and
+    /// each is short: UDP senders can be forged, and an answer must not become an amplifier aimed at
+    /// someone else.
     public func replyError(_ message: String) {
         guard budget.take() else { return }
         let reply = lo_message_new()
         defer { lo_message_free(reply) }
-        lo_message_add_string(reply, message)
+        lo_message_add_string(reply, Self.replyText(message))
         let bytes = OSCPacket.serialise(reply!, path: "/repeater/error")
         bytes.withUnsafeBytes { _ = socket.send($0, to: address) }
+    }
+}
+
+extension OSCSender {
+    /// The longest reply text, in bytes.
+    static let replyLimit = 128
+
+    /// What `/repeater/error` carries: the message, or when it is longer than `replyLimit` bytes
+    /// its first clause (up to "; ": an unknown address's reply leaves out the list of addresses
+    /// that the error event gives), cut to the limit.
+    static func replyText(_ message: String) -> String {
+        guard message.utf8.count > replyLimit else { return message }
+        if let end = message.range(of: "; ")?.lowerBound, message[..<end].utf8.count <= replyLimit { return String(message[..<end]) }
+        var text = message
+        while text.utf8.count > replyLimit - 3 { text.removeLast() }  // room for "…" (3 bytes)
+        return text + "…"
     }
 }
 
