@@ -64,13 +64,16 @@ public enum OSCPacket {
         var arguments: [OSCArgument] = []
         arguments.reserveCapacity(types.utf8.count)
         for (index, tag) in types.enumerated() {
-            guard let argument = argv?[index] else { break }
+            guard let pointer = argv?[index] else { break }
+            // Each value is read at its own size: liblo stores a float in 4 bytes, and `pointee` would
+            // copy the whole `lo_arg` union (8 bytes and more) past its end (AddressSanitizer found it).
+            let argument = UnsafeRawPointer(pointer)
             switch tag {
-            case "f": arguments.append(.float(Double(argument.pointee.f)))
-            case "d": arguments.append(.float(argument.pointee.d))
-            case "i": arguments.append(.int(Int(argument.pointee.i)))
-            case "h": arguments.append(.int(Int(argument.pointee.h)))
-            case "s", "S": arguments.append(.string(String(cString: UnsafeRawPointer(argument).assumingMemoryBound(to: CChar.self))))
+            case "f": arguments.append(.float(Double(argument.loadUnaligned(as: Float.self))))
+            case "d": arguments.append(.float(argument.loadUnaligned(as: Double.self)))
+            case "i": arguments.append(.int(Int(argument.loadUnaligned(as: Int32.self))))
+            case "h": arguments.append(.int(Int(argument.loadUnaligned(as: Int64.self))))
+            case "s", "S": arguments.append(.string(String(cString: argument.assumingMemoryBound(to: CChar.self))))
             default: arguments.append(.other(tag))
             }
         }
