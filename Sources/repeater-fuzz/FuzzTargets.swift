@@ -7,7 +7,6 @@
 //
 // A target may reject its input (that is what bad input gets); it must never crash, hang or
 // leak, and what it accepts must hold together (checked with `check`).
-import CLiblo
 import Foundation
 import RepeaterEngine
 import RepeaterKit
@@ -55,13 +54,10 @@ func fuzz(target: String, _ data: Data) {
         }
         _ = OSCRequest.decode(path: path, arguments: arguments)
     case "osc-packet":
-        // liblo's own decoder on raw bytes, as the server does with every UDP packet.
-        var result: Int32 = 0
+        // A UDP packet as the OSC thread reads it: bundles split (bounded depth), messages decoded by
+        // liblo, then the namespace.
         data.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            if let message = lo_message_deserialise(UnsafeMutableRawPointer(mutating: base), buffer.count, &result) {
-                lo_message_free(message)
-            }
+            for message in OSCPacket.decode(buffer).messages { _ = OSCRequest.decode(path: message.path, arguments: message.arguments) }
         }
     case "midi":
         data.withUnsafeBytes { buffer in

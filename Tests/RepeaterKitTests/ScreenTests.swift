@@ -111,6 +111,19 @@ struct ScreenTests {
         for line in lines { #expect(Screen.visibleWidth(line) <= 80) }
     }
 
+    @Test("with --osc, a line says where it listens, whether only this computer can reach it, and what it refused", arguments: [40, 80])
+    func oscLine(width: Int) {
+        var state = exampleScreenState()
+        #expect(!Screen.render(state, width: width, color: false).contains { $0.hasPrefix("OSC ") })
+        state.osc = OSCStatus(listen: ["127.0.0.1:9000", "[::1]:9000"], loopbackOnly: true)
+        let closed = Screen.render(state, width: 132, color: false).first { $0.hasPrefix("OSC ") }
+        #expect(closed == "OSC 127.0.0.1:9000 [::1]:9000 (this computer only)")
+        state.osc = OSCStatus(listen: ["0.0.0.0:9000"], loopbackOnly: false, errors: 2, refused: 17, dropped: 0, subscribers: 1)
+        let open = Screen.render(state, width: 132, color: false).first { $0.hasPrefix("OSC ") }
+        #expect(open == "OSC 0.0.0.0:9000 (open to the network)  subscribers 1  refused 17  errors 2")
+        for line in Screen.render(state, width: width, color: false) { #expect(Screen.visibleWidth(line) <= width) }
+    }
+
     @Test("a short terminal drops the key list, the scale, the hint and the extra lines first, never the meters")
     func shortTerminal() {
         var state = exampleScreenState()

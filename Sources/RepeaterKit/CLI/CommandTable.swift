@@ -104,7 +104,14 @@ public enum CommandTable {
                 here, 66 loop, 67 back to A; `learn ACTION` rebinds)
                 """),
             OptionSpec("--midi-connect", value: .text("RE"), help: "connect the MIDI output ports matching RE to `control` (implies --midi)"),
-            OptionSpec("--osc", value: .text("PORT"), help: "answer OSC on UDP PORT (/repeater/play, /repeater/a, … see the manual)"),
+            OptionSpec("--osc", value: .text("[HOST:]PORT"), help: """
+                answer OSC on UDP PORT of this computer only (127.0.0.1, ::1), or on
+                HOST:PORT: 0.0.0.0:9000 takes the network too (a phone; see the manual)
+                """),
+            OptionSpec("--osc-allow", value: .text("LIST"), help: """
+                take OSC only from these addresses or networks: 192.168.1.0/24,10.0.0.7,
+                loopback, lan (default: loopback,lan: the networks listened on)
+                """),
             OptionSpec("--render-ahead", value: .choice("N", ["auto", "0", "1", "2", "3", "4"]), help: """
                 render N periods ahead on a real-time helper thread (0: in the
                 process callback; auto, the default: 2 on a real-time server, else 0)

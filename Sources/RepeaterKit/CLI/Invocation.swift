@@ -67,10 +67,8 @@ public enum Invocation {
             case "--midi-connect":
                 options.midi = true
                 options.midiConnect = try arguments.value(for: name, inline: inline)
-            case "--osc":
-                let text = try arguments.value(for: name, inline: inline)
-                guard let port = Int(text), (1...65535).contains(port) else { throw .input("--osc takes a UDP port number (1 to 65535), not '\(text)'") }
-                options.oscPort = port
+            case "--osc": options.osc = try OSCListenAddress(parsing: try arguments.value(for: name, inline: inline))
+            case "--osc-allow": options.oscAllow = try OSCAllowList(parsing: try arguments.value(for: name, inline: inline))
             case "--render-ahead":
                 let text = try arguments.value(for: name, inline: inline)
                 if text == "auto" {

@@ -119,7 +119,12 @@ public final class JSONSink: OutputSink {
         if s.transport != .off { line.add("transport_rolling", s.transportRolling) }
         if let learning = s.learning { line.add("learning", learning.name) }
         if let ignored = s.midiIgnored { line.add("midi_ignored", ignored) }
-        if let errors = s.oscErrors { line.add("osc_errors", errors) }
+        if let osc = s.osc {
+            line.add("osc_errors", osc.errors)
+            line.add("osc_refused", osc.refused)
+            line.add("osc_dropped", osc.dropped)
+            line.add("osc_subscribers", osc.subscribers)
+        }
         out.statusLine(line)
     }
 

@@ -22,6 +22,17 @@ public struct ScreenState: Sendable {
         set { status[keyPath: keyPath] = newValue }
     }
 
+    /// Where OSC listens (and whether only this computer can reach it), and what it refused.
+    var oscLine: String? {
+        guard let osc = status.osc else { return nil }
+        var line = "OSC \(osc.listen.joined(separator: " ")) " + (osc.loopbackOnly ? "(this computer only)" : "(open to the network)")
+        if osc.subscribers > 0 { line += "  subscribers \(osc.subscribers)" }
+        if osc.refused > 0 { line += "  refused \(osc.refused)" }
+        if osc.errors > 0 { line += "  errors \(osc.errors)" }
+        if osc.dropped > 0 { line += "  dropped \(osc.dropped)" }
+        return line
+    }
+
     /// The JACK transport's line, when it is followed or driven.
     var transportLine: String? {
         status.transport == .off ? nil : "transport \(status.transport.name): \(status.transportRolling ? "rolling" : "stopped")"
@@ -48,6 +59,7 @@ public enum Screen {
         parts.append((fitFirst(settingsForms(state).map { $0 + hearingSettings(state) } + settingsForms(state), width: width), 3))
         if let trainer = state.trainerLine { parts.append((fit(trainer, width), 4)) }
         if let transport = state.transportLine { parts.append((fit(transport, width), 4)) }
+        if let osc = state.oscLine { parts.append((fit(osc, width), 3)) }
         for line in overview(state, width: width, paint: painter) { parts.append((line, 8)) }
         if let ruler = barRuler(state, width: width) { parts.append((painter.style(ruler, "2"), 6)) }
         parts.append((fitFirst(loopForms(state), width: width), 7))

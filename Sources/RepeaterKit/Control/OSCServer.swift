@@ -3,69 +3,113 @@ import Foundation
 import RepeaterEngine
 import Synchronization
 
-/// OSC over UDP (liblo): a source and, for subscribers, a sink.
+/// OSC over UDP: a source and, for subscribers, a sink. The sockets are repeater's own (liblo only
+/// encodes and decodes): by default 127.0.0.1 and ::1, so that only this computer can steer; a
+/// network only with `--osc HOST:PORT`.
 ///
-/// A thread of its own receives messages and only turns each into an inbox item (a command, a
-/// refusal, a subscription); it wakes the control thread through a pipe. The control thread drains
-/// the inbox into the dispatcher, and sends errors and subscribers' status from its own sockets, so
-/// the receiving thread never waits for anything but the network.
+/// A thread of its own receives. It checks each packet's sender against the allow list before
+/// anything else (a refused packet costs a `recvfrom` and a comparison, is counted, and is never
+/// answered), decodes the rest, and turns each message into an inbox item (a command, a refusal, a
+/// subscription). The inbox is bounded: a flood cannot grow memory or starve the keys; what does
+/// not fit is dropped and counted. The receiving thread wakes the control thread through a pipe;
+/// the control thread drains the inbox into the dispatcher and does all the sending (errors, the
+/// subscribers' status), never waiting on the network.
 public final class OSCServer: @unchecked Sendable {
-    public let port: Int
+    public let listen: OSCListenAddress
+    public var port: Int { listen.port }
+    /// Where it listens: `127.0.0.1:9000`, `[::1]:9000`.
+    public let endpoints: [String]
+    /// The networks whose messages are taken (the allow list, resolved once at the start).
+    public let allowed: [IPNetwork]
+    /// Said once at the start (::1 that could not be bound, an address of a name left out).
+    public let notes: [String]
     /// The subscribers' sink (status and meters at `--status-hz`).
-    public let feedback = OSCFeedback()
-    private let server: UnsafeMutableRawPointer
-    private let inbox = Mutex<[Item]>([])
+    public let feedback: OSCFeedback
+
+    /// Items waiting for the control thread, at most this many.
+    public static let inboxCapacity = 256
+    /// `/repeater/error` replies, and refusals turned into events, at most this many a second
+    /// (beyond: counted in `osc_errors` only); subscription changes the same.
+    public static let answersPerSecond = 20.0
+
+    private let sockets: [OSCSocket]
+    private let inbox = Mutex(Inbox())
     private let stopRequested = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
-    private var context: Unmanaged<OSCServer>?
     private let wakePipe: (read: Int32, write: Int32)
+    private let replies = OSCReplyBudget()
+    // The receiving thread's own budgets.
+    private var rejections = RateLimit(perSecond: OSCServer.answersPerSecond)
+    private var subscriptions = RateLimit(perSecond: OSCServer.answersPerSecond)
+
+    private let malformed = Atomic<Int>(0)
+    private let rejected = Atomic<Int>(0)
+    private let refused = Atomic<Int>(0)
+    private let dropped = Atomic<Int>(0)
+
+    private struct Inbox {
+        var items: [Item] = []
+        /// A byte is in the pipe that the control thread has not drained yet.
+        var woken = false
+    }
 
     enum Item: Sendable {
         case command(Command)
         case reject(String, OSCSender)
-        case subscribe(host: String, port: Int)
-        case unsubscribe(host: String, port: Int?)
+        case subscribe(OSCSocket, SocketAddress)
+        case unsubscribe(IPAddress, port: Int?)
     }
 
-    /// Binds UDP `port` on all interfaces. A port in use is a one-line error.
-    public init(port: Int) throws(RepeaterError) {
-        self.port = port
-        guard let server = lo_server_new_with_proto(String(port), LO_UDP, oscLibraryError) else {
-            throw .input("OSC port \(port) cannot be used (in use by another program?): choose another with --osc PORT")
-        }
-        self.server = server
+    /// Binds the sockets `listen` names; `allow` nil is the default (`loopback,lan`). A port in
+    /// use, a foreign address, an unknown name: a one-line error (exit 2), before anything plays.
+    public init(listen: OSCListenAddress, allow: OSCAllowList? = nil, statusHz: Double = 10) throws(RepeaterError) {
+        self.listen = listen
+        let (sockets, notes) = try OSCSocket.open(listen)
+        self.sockets = sockets
+        self.notes = notes
+        endpoints = sockets.map(\.local.description)
+        allowed = (allow ?? .standard).networks(lan: OSCSocket.networks(servedBy: sockets))
+        feedback = OSCFeedback(statusHz: statusHz)
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw RepeaterError(.failure, "cannot create a pipe for the OSC thread") }
-        _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
-        _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
         wakePipe = (fds[0], fds[1])
     }
 
     deinit {
         stop()
-        lo_server_free(server)
         close(wakePipe.read)
         close(wakePipe.write)
     }
 
-    /// The control thread polls this; a byte arrives with each inbox item.
+    /// Only this computer's programs can reach it (every socket is bound to a loopback address).
+    public var isLoopbackOnly: Bool { sockets.allSatisfy { $0.local.ip.isLoopback } }
+
+    /// The control thread polls this; a byte arrives when the inbox gets its first item.
     public var wakeFD: Int32 { wakePipe.read }
 
-    /// Malformed packets (liblo could not decode them) and refused messages so far.
-    public var errors: Int { oscMalformedPackets.load(ordering: .relaxed) + refused.load(ordering: .relaxed) }
-    private let refused = Atomic<Int>(0)
+    /// Packets that could not be decoded, and messages refused (unknown address, wrong arguments).
+    public var errors: Int { malformed.load(ordering: .relaxed) + rejected.load(ordering: .relaxed) }
+    /// Packets from senders outside the allow list: dropped undecoded, never answered.
+    public var refusedPackets: Int { refused.load(ordering: .relaxed) }
+    /// Messages dropped because the inbox was full, or subscription changes beyond their rate.
+    public var droppedMessages: Int { dropped.load(ordering: .relaxed) }
+
+    /// The sinks' view.
+    public var status: OSCStatus {
+        OSCStatus(listen: endpoints, loopbackOnly: isLoopbackOnly, errors: errors, refused: refusedPackets,
+                  dropped: droppedMessages, subscribers: feedback.subscriberCount)
+    }
 
     /// Starts the receiving thread.
-    public func start(sink: any CommandSink) {
+    public func start() {
         guard thread == nil else { return }
-        let context = Unmanaged.passRetained(self)
-        self.context = context
-        lo_server_add_method(server, nil, nil, oscMessageHandler, context.toOpaque())
         let thread = Thread { [unowned self] in
-            while !self.stopRequested.load(ordering: .relaxed) {
-                _ = lo_server_recv_noblock(self.server, 100)
-            }
+            self.receive()
             self.finished.signal()
         }
         thread.name = "repeater-osc"
@@ -73,194 +117,202 @@ public final class OSCServer: @unchecked Sendable {
         thread.start()
     }
 
-    /// Stops and joins the receiving thread.
+    /// Stops and joins the receiving thread (within its 100 ms poll).
     public func stop() {
         guard thread != nil else { return }
         stopRequested.store(true, ordering: .relaxed)
         finished.wait()
         thread = nil
-        context?.release()
-        context = nil
     }
 
-    /// Control thread: hands what arrived to the dispatcher; true for quit.
-    public func poll(into sink: any CommandSink) -> Bool {
+    /// Control thread: hands what arrived to the dispatcher (subscriptions to the feedback, with an
+    /// event each), and expires subscriptions; true for quit.
+    public func poll(into sink: any CommandSink, output: Output) -> Bool {
         var byte: UInt8 = 0
         while read(wakePipe.read, &byte, 1) > 0 {}
-        let items = inbox.withLock { items -> [Item] in
-            let taken = items
-            items.removeAll()
+        let items = inbox.withLock { inbox -> [Item] in
+            let taken = inbox.items
+            inbox.items = []
+            inbox.woken = false
             return taken
         }
+        let now = RateLimit.now()
         for item in items {
             switch item {
             case .command(let command): if sink.submit(command) { return true }
             case .reject(let message, let sender): sink.reject(message, source: .osc, reply: sender)
-            case .subscribe(let host, let port): feedback.subscribe(host: host, port: port)
-            case .unsubscribe(let host, let port): feedback.unsubscribe(host: host, port: port)
+            case .subscribe(let socket, let address):
+                if case .added(let replaced) = feedback.subscribe(socket: socket, address: address, now: now) {
+                    output.event(subscriberEvent(address, state: "added", replaced: replaced))
+                }
+            case .unsubscribe(let host, let port):
+                for address in feedback.unsubscribe(host: host, port: port) { output.event(subscriberEvent(address, state: "removed")) }
             }
         }
+        for address in feedback.expire(now: now) { output.event(subscriberEvent(address, state: "expired")) }
         return false
     }
 
-    /// OSC thread: one decoded message.
-    fileprivate func received(path: String, types: String, argv: UnsafeMutablePointer<UnsafeMutablePointer<lo_arg>?>?, message: UnsafeMutableRawPointer?) {
-        var arguments: [OSCArgument] = []
-        for (index, tag) in types.enumerated() {
-            guard let argument = argv?[index] else { break }
-            switch tag {
-            case "f": arguments.append(.float(Double(argument.pointee.f)))
-            case "d": arguments.append(.float(argument.pointee.d))
-            case "i": arguments.append(.int(Int(argument.pointee.i)))
-            case "h": arguments.append(.int(Int(argument.pointee.h)))
-            case "s", "S": arguments.append(.string(String(cString: UnsafeRawPointer(argument).assumingMemoryBound(to: CChar.self))))
-            default: arguments.append(.other(tag))
+    private func subscriberEvent(_ address: SocketAddress, state: String, replaced: SocketAddress? = nil) -> PlayerEvent {
+        let count = feedback.subscriberCount
+        var note: String
+        switch state {
+        case "added": note = "OSC: status goes to \(address)"
+        case "removed": note = "OSC: \(address) unsubscribed"
+        default: note = "OSC: \(address) did not renew its subscription in \(Int(OSCFeedback.subscriptionSeconds)) s"
+        }
+        if let old = replaced { note += " (instead of \(old): at most \(OSCFeedback.maximumSubscribers) subscribers)" }
+        return PlayerEvent("osc-subscriber", source: .osc, note: note) {
+            $0.add("host", address.ip.description)
+            $0.add("port", address.port)
+            $0.add("state", state)
+            if let old = replaced { $0.add("replaced", old.description) }
+            $0.add("subscribers", count)
+        }
+    }
+
+    // MARK: the receiving thread
+
+    private func receive() {
+        nameThisThread("repeater-osc")
+        let capacity = 65_536  // the largest UDP payload
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        defer { buffer.deallocate() }
+        var fds = sockets.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+        while !stopRequested.load(ordering: .relaxed) {
+            guard Glibc.poll(&fds, nfds_t(fds.count), 100) > 0 else { continue }
+            for index in fds.indices where fds[index].revents & Int16(POLLIN) != 0 {
+                // At most 256 packets from one socket, then the others and the stop flag get their turn.
+                for _ in 0..<256 {
+                    var storage = sockaddr_storage()
+                    var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+                    let count = withUnsafeMutablePointer(to: &storage) {  // (a non-blocking socket)
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fds[index].fd, buffer, capacity, 0, $0, &length) }
+                    }
+                    guard count >= 0 else { break }
+                    received(UnsafeRawBufferPointer(start: buffer, count: count), from: storage, length: length, on: sockets[index])
+                }
             }
         }
-        guard let address = message.flatMap({ lo_message_get_source($0) }) else { return }
-        let host = lo_address_get_hostname(address).map { String(cString: $0) } ?? "127.0.0.1"
-        let senderPort = lo_address_get_port(address).flatMap { Int(String(cString: $0)) } ?? 0
-        let sender = OSCSender(host: host, port: senderPort)
-        let item: Item
-        switch OSCRequest.decode(path: path, arguments: arguments) {
-        case .success(.command(let action)): item = .command(Command(action, source: .osc, reply: sender))
-        case .success(.subscribe(let port)): item = .subscribe(host: host, port: port ?? senderPort)
-        case .success(.unsubscribe(let port)): item = .unsubscribe(host: host, port: port)
-        case .failure(let error):
+    }
+
+    /// OSC thread: one packet. The sender is checked first; nothing of a refused packet is read.
+    private func received(_ bytes: UnsafeRawBufferPointer, from storage: sockaddr_storage, length: socklen_t, on socket: OSCSocket) {
+        var storage = storage
+        let sender = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { IPAddress($0) } }
+        guard let sender, allowed.contains(where: { $0.contains(sender) }) else {
             refused.add(1, ordering: .relaxed)
-            item = .reject(error.message, sender)
+            return
         }
-        inbox.withLock { $0.append(item) }
-        var byte: UInt8 = 1
-        _ = write(wakePipe.write, &byte, 1)
+        let (messages, isMalformed) = OSCPacket.decode(bytes)
+        if isMalformed { malformed.add(1, ordering: .relaxed) }
+        guard !messages.isEmpty else { return }
+        let address = SocketAddress(storage: storage, length: length)
+        var items: [Item] = []
+        for message in messages {
+            switch OSCRequest.decode(path: message.path, arguments: message.arguments) {
+            case .success(.command(let action)):
+                items.append(.command(Command(action, source: .osc, reply: OSCSender(socket: socket, address: address, budget: replies))))
+            case .success(.subscribe(let port)):
+                guard subscriptions.take() else { dropped.add(1, ordering: .relaxed); continue }
+                items.append(.subscribe(socket, port.map { address.with(port: $0) } ?? address))
+            case .success(.unsubscribe(let port)):
+                guard subscriptions.take() else { dropped.add(1, ordering: .relaxed); continue }
+                items.append(.unsubscribe(sender, port: port))
+            case .failure(let error):
+                rejected.add(1, ordering: .relaxed)
+                // Beyond the rate, a refusal is only counted: no event, no reply.
+                if rejections.take() { items.append(.reject(error.message, OSCSender(socket: socket, address: address, budget: replies))) }
+            }
+        }
+        guard !items.isEmpty else { return }
+        let wake = inbox.withLock { inbox -> Bool in
+            let room = max(0, Self.inboxCapacity - inbox.items.count)
+            if items.count > room { dropped.add(items.count - room, ordering: .relaxed) }
+            inbox.items += items.prefix(room)
+            defer { inbox.woken = true }
+            return !inbox.woken && room > 0
+        }
+        if wake {
+            var byte: UInt8 = 1
+            _ = write(wakePipe.write, &byte, 1)
+        }
     }
 }
 
-/// An OSC client's address: where its errors go back (sent from the control thread's own socket).
-public final class OSCSender: ReplyChannel, @unchecked Sendable {
-    let host: String
-    let port: Int
+/// Names the calling thread for the system (`top -H`, /proc/PID/task/*/comm): Foundation's
+/// `Thread.name` stays inside the process on Linux, and glibc's `pthread_setname_np` is not visible to
+/// Swift without _GNU_SOURCE.
+private func nameThisThread(_ name: String) {
+    let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    _ = name.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, min(15, $0.count - 1)) }
+    close(fd)
+}
 
-    init(host: String, port: Int) {
-        self.host = host
-        self.port = port
+/// The OSC side of the status: where it listens and what it refused.
+public struct OSCStatus: Sendable {
+    public var listen: [String]
+    public var loopbackOnly: Bool
+    public var errors: Int
+    public var refused: Int
+    public var dropped: Int
+    public var subscribers: Int
+
+    public init(listen: [String], loopbackOnly: Bool, errors: Int = 0, refused: Int = 0, dropped: Int = 0, subscribers: Int = 0) {
+        self.listen = listen
+        self.loopbackOnly = loopbackOnly
+        self.errors = errors
+        self.refused = refused
+        self.dropped = dropped
+        self.subscribers = subscribers
+    }
+}
+
+/// An OSC client's address: where its errors go back, from the socket its message came in on.
+public final class OSCSender: ReplyChannel, @unchecked Sendable {
+    let socket: OSCSocket
+    let address: SocketAddress
+    private let budget: OSCReplyBudget
+
+    init(socket: OSCSocket, address: SocketAddress, budget: OSCReplyBudget) {
+        self.socket = socket
+        self.address = address
+        self.budget = budget
     }
 
+    /// Control thread. At most `OSCServer.answersPerSecond` replies a second leave, whoever asks, and
+    /// each is short: UDP senders can be forged, and an answer must not become an amplifier aimed at
+    /// someone else.
     public func replyError(_ message: String) {
-        guard let address = lo_address_new(host, String(port)) else { return }
-        defer { lo_address_free(address) }
+        guard budget.take() else { return }
         let reply = lo_message_new()
         defer { lo_message_free(reply) }
-        lo_message_add_string(reply, message)
-        lo_send_message(address, "/repeater/error", reply)
+        lo_message_add_string(reply, Self.replyText(message))
+        let bytes = OSCPacket.serialise(reply!, path: "/repeater/error")
+        bytes.withUnsafeBytes { _ = socket.send($0, to: address) }
     }
 }
 
-/// Sends `/repeater/status` and `/repeater/meter` to subscribers once per status window, until they
-/// unsubscribe or 60 s pass without a renewed subscribe.
-public final class OSCFeedback: OutputSink {
-    public static let subscriptionSeconds = 60.0
-    private var subscribers: [String: (address: UnsafeMutableRawPointer, renewed: Date)] = [:]
+extension OSCSender {
+    /// The longest reply text, in bytes.
+    static let replyLimit = 128
 
-    public init() {}
-
-    deinit { for subscriber in subscribers.values { lo_address_free(subscriber.address) } }
-
-    func subscribe(host: String, port: Int) {
-        let key = "\(host):\(port)"
-        if let existing = subscribers[key] {
-            subscribers[key] = (existing.address, Date())
-        } else if let address = lo_address_new(host, String(port)) {
-            subscribers[key] = (address, Date())
-        }
+    /// What `/repeater/error` carries: the message, or when it is longer than `replyLimit` bytes
+    /// its first clause (up to "; ": an unknown address's reply leaves out the list of addresses
+    /// that the error event gives), cut to the limit.
+    static func replyText(_ message: String) -> String {
+        guard message.utf8.count > replyLimit else { return message }
+        if let end = message.range(of: "; ")?.lowerBound, message[..<end].utf8.count <= replyLimit { return String(message[..<end]) }
+        var text = message
+        while text.utf8.count > replyLimit - 3 { text.removeLast() }  // room for "…" (3 bytes)
+        return text + "…"
     }
-
-    /// Stops what goes to `port` on `host`, or (nil) everything that goes to `host`.
-    func unsubscribe(host: String, port: Int?) {
-        for key in subscribers.keys where port.map({ key == "\(host):\($0)" }) ?? key.hasPrefix("\(host):") {
-            if let removed = subscribers.removeValue(forKey: key) { lo_address_free(removed.address) }
-        }
-    }
-
-    public var subscriberCount: Int { subscribers.count }
-
-    public func status(_ s: StatusSnapshot, force: Bool) {
-        let now = Date()
-        for (key, subscriber) in subscribers where now.timeIntervalSince(subscriber.renewed) > Self.subscriptionSeconds {
-            lo_address_free(subscriber.address)
-            subscribers.removeValue(forKey: key)
-        }
-        guard !subscribers.isEmpty else { return }
-        let status = lo_message_new()
-        defer { lo_message_free(status) }
-        lo_message_add_float(status, Float(s.seconds(s.frame)))
-        lo_message_add_float(status, Float(s.seconds(s.a)))
-        lo_message_add_float(status, Float(s.seconds(s.b)))
-        lo_message_add_int32(status, s.loopOn ? 1 : 0)
-        lo_message_add_float(status, Float(s.rate))
-        lo_message_add_float(status, Float(s.pitch))
-        lo_message_add_string(status, s.state)
-        let meter = lo_message_new()
-        defer { lo_message_free(meter) }
-        for level in s.levels {
-            lo_message_add_float(meter, Float(max(-120, level.rmsDB)))
-            lo_message_add_float(meter, Float(max(-120, level.peakDB)))
-        }
-        var bar: lo_message?
-        if let number = s.map.bar, let beat = s.map.beat {
-            bar = lo_message_new()
-            lo_message_add_int32(bar, Int32(clamping: number))
-            lo_message_add_int32(bar, Int32(clamping: beat))
-        }
-        defer { if let bar { lo_message_free(bar) } }
-        // The note view: the chord ("" for none), then name, cents and level (dB) of each note.
-        var notes: lo_message?
-        if let report = s.hearing.notes {
-            notes = lo_message_new()
-            lo_message_add_string(notes, report.chord ?? "")
-            for note in report.notes {
-                lo_message_add_string(notes, note.name)
-                lo_message_add_float(notes, note.cents)
-                lo_message_add_float(notes, max(-120, note.levelDB))
-            }
-        }
-        defer { if let notes { lo_message_free(notes) } }
-        var heardLine: lo_message?
-        if let current = s.lines.current {
-            heardLine = lo_message_new()
-            lo_message_add_int32(heardLine, Int32(clamping: current.index))
-            lo_message_add_string(heardLine, current.text)
-        }
-        defer { if let heardLine { lo_message_free(heardLine) } }
-        for subscriber in subscribers.values {
-            lo_send_message(subscriber.address, "/repeater/status", status)
-            lo_send_message(subscriber.address, "/repeater/meter", meter)
-            if let bar { lo_send_message(subscriber.address, "/repeater/bar", bar) }
-            if let notes { lo_send_message(subscriber.address, "/repeater/notes", notes) }
-            if let heardLine { lo_send_message(subscriber.address, "/repeater/line", heardLine) }
-        }
-    }
-
-    public func event(_ event: PlayerEvent) {}
-    public func note(_ text: String) {}
-    public func error(_ text: String, source: CommandSource) {}
 }
 
-/// Packets liblo could not decode (it reports them to this process-wide handler, which has no
-/// context argument).
-let oscMalformedPackets = Atomic<Int>(0)
+/// The budget all `/repeater/error` replies share.
+final class OSCReplyBudget: @unchecked Sendable {
+    private let limit = Mutex(RateLimit(perSecond: OSCServer.answersPerSecond))
 
-func oscLibraryError(_ number: Int32, _ message: UnsafePointer<CChar>?, _ location: UnsafePointer<CChar>?) {
-    oscMalformedPackets.add(1, ordering: .relaxed)
-}
-
-/// The OSC thread's one method handler (every path, every type): liblo calls it per message.
-func oscMessageHandler(_ path: UnsafePointer<CChar>?, _ types: UnsafePointer<CChar>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<lo_arg>?>?,
-                       _ argc: Int32, _ message: UnsafeMutableRawPointer?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
-    guard let userData, let path else { return 0 }
-    let typeString = types.map { String(cString: $0) } ?? ""
-    Unmanaged<OSCServer>.fromOpaque(userData)._withUnsafeGuaranteedRef {
-        $0.received(path: String(cString: path), types: typeString, argv: argv, message: message)
-    }
-    return 0
+    func take() -> Bool { limit.withLock { $0.take() } }
 }

@@ -35,7 +35,8 @@ public struct StatusSnapshot: Sendable {
     /// MIDI learn in progress: the action waiting for a message.
     public var learning: MIDIAction?
     public var midiIgnored: Int?
-    public var oscErrors: Int?
+    /// With `--osc`: where it listens, what it refused and dropped, the subscribers.
+    public var osc: OSCStatus?
     public var underruns = 0
     public var xruns = 0
     /// Cycles the server ran without calling repeater (on PipeWire, where xruns are not reported).

@@ -289,7 +289,11 @@ public struct Doctor {
         var text = [CChar](repeating: 0, count: 32)
         lo_version(&text, Int32(text.count), nil, nil, nil, 0, nil, nil, nil)
         let version = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return DoctorCheck(name: "osc", status: .ok, finding: "the OSC library (liblo \(version)) is present: --osc works")
+        // What `--osc 0.0.0.0:PORT` would take by default: this computer's IPv4 networks.
+        let networks = OSCSocket.networks(servedBy: [IPAddress(ipv4: 0)]).filter { !$0.address.isLoopback }
+        let open = networks.isEmpty ? "this computer has no IPv4 network" : "--osc 0.0.0.0:PORT would take \(networks.map(\.description).joined(separator: ", "))"
+        return DoctorCheck(name: "osc", status: .ok,
+                           finding: "the OSC library (liblo \(version)) is present: --osc PORT listens on this computer only (127.0.0.1, ::1); \(open)")
     }
 
     // MARK: output

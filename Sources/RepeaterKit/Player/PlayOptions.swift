@@ -26,8 +26,10 @@ public struct PlayOptions: Sendable {
     /// `--midi`: a MIDI input port `control`; `--midi-connect REGEX` connects it.
     public var midi = false
     public var midiConnect: String?
-    /// `--osc PORT`: answer OSC on this UDP port.
-    public var oscPort: Int?
+    /// `--osc [HOST:]PORT`: answer OSC on this UDP port, of this computer only or of HOST.
+    public var osc: OSCListenAddress?
+    /// `--osc-allow LIST`: the senders taken (nil: this computer, and the networks listened on).
+    public var oscAllow: OSCAllowList?
     /// `--render-ahead N`: render N periods ahead on a real-time helper thread (the callback only
     /// copies), or (0) in the process callback itself; nil (the default): 1 on a real-time JACK
     /// server, 0 on one without real-time scheduling (where a helper thread would have no priority).

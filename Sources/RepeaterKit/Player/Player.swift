@@ -97,6 +97,7 @@ public final class Player {
         self.configuration = configuration
         // Now, so that a bad gong file or midi.json is an error before anything touches JACK.
         _ = try Gongs.bank(sampleRate: file.info.sampleRate, lowPath: options.chime.lowPath, highPath: options.chime.highPath)
+        if options.oscAllow != nil, options.osc == nil { throw .input("--osc-allow needs --osc [HOST:]PORT") }
         if options.midi {
             let path = MIDIBindingStore.defaultPath()
             if let data = FileManager.default.contents(atPath: path) { _ = try MIDIBindingStore.parse(data, shown: "'\(path)'") }
@@ -182,7 +183,9 @@ public final class Player {
             server = try JackServerProcess.startPrivate()
         }
         defer { shutDown() }
-        if let port = options.oscPort { osc = try OSCServer(port: port) }  // a port in use fails before JACK
+        if let listen = options.osc {  // a port in use fails before JACK
+            osc = try OSCServer(listen: listen, allow: options.oscAllow, statusHz: options.statusHz)
+        }
         while true {
             switch try playOnce() {
             case .exit(let code): return code
@@ -249,7 +252,13 @@ public final class Player {
         reader.start()
         if !startAnnounced {
             addSinks(client: client)
-            osc?.start(sink: dispatcher)
+            if let osc {
+                osc.start()
+                for note in osc.notes { output.note(note) }
+                if !osc.isLoopbackOnly {
+                    output.note("OSC is open to the network on \(osc.endpoints.joined(separator: ", ")): anyone who can send from \(osc.allowed.map(\.description).joined(separator: ", ")) can steer this player")
+                }
+            }
             startAnnounced = true
             if let made = startGrid { dispatcher.announceMap(cached: made.cached) } else {
                 let runner = MapAnalysisRunner()
@@ -362,7 +371,11 @@ public final class Player {
                 line.add("lines", lines.source)
                 line.add("line_count", lines.lines.count)
             }
-            if let osc { line.add("osc_port", osc.port) }
+            if let osc {
+                line.add("osc_port", osc.port)
+                line.addRaw("osc_listen", "[" + osc.endpoints.map(JSONLine.quote).joined(separator: ",") + "]")
+                line.addRaw("osc_allow", "[" + osc.allowed.map { JSONLine.quote($0.description) }.joined(separator: ",") + "]")
+            }
             if options.record != nil {
                 line.add("inputs", client.inputPortNames.count)
                 line.add("takes_folder", takesFolder)
@@ -415,7 +428,7 @@ public final class Player {
             case .keys: if hasScreen { printStatus() }  // the key's effect on screen now, not at the next tick
             case .nothing: break
             }
-            if osc?.poll(into: dispatcher) == true { return .exit(0) }
+            if osc?.poll(into: dispatcher, output: output) == true { return .exit(0) }
             pollMap()
             if midi?.poll() == true { return .exit(0) }
             if dispatcher.runQueued() { return .exit(0) }
@@ -527,7 +540,7 @@ public final class Player {
         s.transportRolling = engine.status.transportRolling.load(ordering: .relaxed)
         s.learning = dispatcher.learning
         if options.midi { s.midiIgnored = engine.status.midiIgnored.load(ordering: .relaxed) }
-        if let osc { s.oscErrors = osc.errors }
+        if let osc { s.osc = osc.status }
         s.underruns = engine.status.underruns.load(ordering: .relaxed)
         s.xruns = client?.notifications.xruns.load(ordering: .relaxed) ?? 0
         s.missedCycles = client?.notifications.missedCycles.load(ordering: .relaxed) ?? 0
