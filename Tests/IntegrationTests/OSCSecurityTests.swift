@@ -96,11 +96,13 @@ private final class LineWatcher {
 }
 
 /// A player of a 10 s ramp, looping it (so that it plays for as long as a test needs), JSON status.
-private func startPlayer(_ server: TestServer, _ scratch: ScratchDirectory, statusHz: Int = 10, _ extra: [String]) throws -> Child {
+private func startPlayer(_ server: TestServer, _ scratch: ScratchDirectory, statusHz: Int = 10, _ extra: [String],
+                         environment: [String: String] = [:]) throws -> Child {
     let path = scratch.file("ramp.wav")
     if !FileManager.default.fileExists(atPath: path) { try writeRamp(path: path, frames: 48_000 * 10, channels: 2) }
     let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "none", "--status", "json",
-                                          "--status-hz", "\(statusHz)", "--loop", "0-end", "--no-session"] + extra, in: scratch.path)
+                                          "--status-hz", "\(statusHz)", "--loop", "0-end", "--no-session"] + extra,
+                           environment: environment, in: scratch.path)
     try #require(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
     return player
 }
@@ -254,12 +256,19 @@ extension JackSuites {
             #expect(events(outcome.stdout, "error").count <= 21 + 2 * 20)
         }
 
-        @Test("a flood of 10 000 packets a second for 5 s (refused, malformed and valid) leaves the player playing with no xrun, and each stdin command answered within 100 ms")
+        @Test("a flood of 10 000 packets a second for 5 s (refused, malformed and valid) leaves the player playing, causes no xrun (its process callback never near the period, no late render on a real-time server), and each stdin command is answered within 100 ms")
         func flood() throws {
-            let server = try TestServer()
+            // A real-time server (jackd -R): the player's process callback and its render-ahead helper
+            // are SCHED_FIFO. An xrun the player causes is a callback that overran its period or a
+            // render the callback found late: both are measured (REPEATER_CALLBACK_STATS). The
+            // server's own xrun count is printed beside them: on a 2-vCPU VM the dummy driver's timer
+            // is itself late now and then (1 run in 7 here), with every client well inside its period.
+            let server = try TestServer(realtime: true)
             let scratch = ScratchDirectory()
             let port = oscPort()
-            let player = try startPlayer(server, scratch, ["--osc", "\(port)", "--osc-allow", "127.0.0.2"])
+            let statsPath = scratch.file("callback.json")
+            let player = try startPlayer(server, scratch, ["--osc", "\(port)", "--osc-allow", "127.0.0.2"],
+                                         environment: ["REPEATER_CALLBACK_STATS": statsPath])
             let pid = player.process.processIdentifier
             usleep(1_000_000)
             let before = lastStatus(player.stdout)
@@ -320,7 +329,10 @@ extension JackSuites {
             print("flood: xruns \(before["xruns"] ?? "?") → \(after["xruns"] ?? "?"), missed cycles \(before["missed_cycles"] ?? "?") → \(after["missed_cycles"] ?? "?"), underruns \(after["underruns"] ?? "?")")
             #expect(rate >= 9_000, "the flood reached \(Int(rate)) packets a second")
             #expect(latencies.count >= 10 && (latencies.max() ?? 1) < 0.1, "\(latencies)")
-            #expect(after["xruns"] as? Int == before["xruns"] as? Int, "xruns \(before["xruns"] ?? "?") → \(after["xruns"] ?? "?")")
+            let stats = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statsPath))) as? [String: Any])
+            let worst = stats["worst"] as? Double ?? 1, renderWorst = stats["render_worst"] as? Double ?? 0
+            print("flood: the process callback's worst cycle \(String(format: "%.1f", worst * 100)) % of the period, the render helper's \(String(format: "%.1f", renderWorst * 100)) %, late renders \(stats["late"] ?? "?")")
+            #expect(worst < 0.5 && stats["late"] as? Int ?? 0 == 0, "the player's own time: \(stats)")
             #expect(after["underruns"] as? Int == 0)
             #expect(after["state"] as? String == "playing" && statesDuring.allSatisfy { $0 == "playing" })
             #expect((after["osc_refused"] as? Int ?? 0) > 10_000 && (after["osc_errors"] as? Int ?? 0) > 10_000, "\(after)")
