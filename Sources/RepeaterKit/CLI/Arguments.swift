@@ -47,6 +47,14 @@ public struct Arguments {
 
     /// An option the table lists that the command's parser does not handle: a programming error,
     /// reported rather than ignored (a test parses every option of the table).
+    /// The command's one operand (a file): `name` goes into `slot`, unless it looks like an option
+    /// (one this command does not take) or the operand is given already.
+    public func operand(_ name: String, into slot: inout String?) throws(RepeaterError) {
+        if name.hasPrefix("-") && name != "-" { throw unhandled(name) }
+        guard slot == nil else { throw unknown(name) }
+        slot = name
+    }
+
     public func unhandled(_ name: String) -> RepeaterError {
         RepeaterError(.failure, "internal: option \(name) of `repeater \(command)` is listed but not handled")
     }

@@ -129,9 +129,7 @@ public enum Invocation {
                     options.givenSoundOptions.insert(name)
                     continue
                 }
-                if name.hasPrefix("-") && name != "-" { throw arguments.unhandled(name) }
-                guard path == nil else { throw arguments.unknown(name) }
-                path = name
+                try arguments.operand(name, into: &path)
             }
         }
         guard let path else { throw .input("play needs a FILE; see `repeater play --help`") }
@@ -162,9 +160,7 @@ public enum Invocation {
             case "--json": json = true
             case "--no-cache": useCache = false
             default:
-                if name.hasPrefix("-") && name != "-" { throw arguments.unhandled(name) }
-                guard path == nil else { throw arguments.unknown(name) }
-                path = name
+                try arguments.operand(name, into: &path)
             }
         }
         guard let path else { throw .input("analyze needs a FILE; see `repeater analyze --help`") }
@@ -185,9 +181,7 @@ public enum Invocation {
                 format = text
             case "--output": output = try arguments.value(for: name, inline: inline)
             default:
-                if name.hasPrefix("-") && name != "-" { throw arguments.unhandled(name) }
-                guard path == nil else { throw arguments.unknown(name) }
-                path = name
+                try arguments.operand(name, into: &path)
             }
         }
         guard let path else { throw .input("phrases needs a FILE; see `repeater phrases --help`") }
@@ -214,9 +208,7 @@ public enum Invocation {
             case "--duration": duration = try parseTime(try arguments.value(for: name, inline: inline), option: name)
             default:
                 if try parseSoundOption(name, inline: inline, &arguments, into: &sound) { continue }
-                if name.hasPrefix("-") && name != "-" { throw arguments.unhandled(name) }
-                guard input == nil else { throw arguments.unknown(name) }
-                input = name
+                try arguments.operand(name, into: &input)
             }
         }
         guard let input else { throw .input("render needs a FILE; see `repeater render --help`") }
