@@ -47,58 +47,69 @@ extension JackSuites {
               arguments: [0, 1, 2])
         func midiPedal(renderAhead: Int) throws {
             let ahead = renderAhead * 256  // what the engine renders ahead of the ports acts that much later
-            let server = try TestServer(realtime: renderAhead > 0)  // (a helper thread needs real-time priority)
-            let scratch = ScratchDirectory()
-            let path = scratch.file("ramp.wav")
-            try writeRamp(path: path, frames: 48_000 * 12, channels: 2)
-            let capture = try startCapture(server: server, scratch: scratch, log: true, seconds: 20)
-            let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "\(server.captureName):in_",
-                                                  "--status", "json", "--status-hz", "20", "--midi", "--render-ahead", "\(renderAhead)"],
-                                   in: scratch.path)
-            #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
-            #expect(events(player.stdout, "start").first?["midi_port"] as? String == "repeater:control")
-            let pedal = try Child(capturePath, ["--midi-send", "--server", server.name, "--name", "pedal", "--to", "repeater:control"],
-                                  in: scratch.path)
-            try #require(pedal.waitForOutput { $0.contains("ready") }, "\(pedal.stderr)")
-            // Pacing only: the checks below use the frames the presses went out at.
-            for message in ["37 B0 41 7F", "5 B0 41 00", "200 90 3E 64", "100 B0 40 7F", "5 F0 01 02", "6 F8", "7 41 7F", "8 B0 40"] {
-                pedal.send(message)
-                usleep(300_000)
+            let server = try TestServer(realtime: true)  // exact frames: a server that does not drop cycles under load (and the helper thread needs it)
+            for attempt in 1...3 {
+                let scratch = ScratchDirectory()
+                let path = scratch.file("ramp.wav")
+                try writeRamp(path: path, frames: 48_000 * 12, channels: 2)
+                let capture = try startCapture(server: server, scratch: scratch, log: true, seconds: 20)
+                let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "\(server.captureName):in_",
+                                                      "--status", "json", "--status-hz", "20", "--midi", "--render-ahead", "\(renderAhead)"],
+                                       in: scratch.path)
+                #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
+                #expect(events(player.stdout, "start").first?["midi_port"] as? String == "repeater:control")
+                let pedal = try Child(capturePath, ["--midi-send", "--server", server.name, "--name", "pedal", "--to", "repeater:control"],
+                                      in: scratch.path)
+                try #require(pedal.waitForOutput { $0.contains("ready") }, "\(pedal.stderr)")
+                // Pacing only: the checks below use the frames the presses went out at.
+                for message in ["37 B0 41 7F", "5 B0 41 00", "200 90 3E 64", "100 B0 40 7F", "5 F0 01 02", "6 F8", "7 41 7F", "8 B0 40"] {
+                    pedal.send(message)
+                    usleep(300_000)
+                }
+                #expect(pedal.waitForOutput { $0.components(separatedBy: "sent").count == 9 }, "\(pedal.stdout)")
+                let sent = pedal.stdout.split(separator: "\n").compactMap { $0.hasPrefix("sent ") ? Int($0.dropFirst(5)) : nil }
+                #expect(player.waitForOutput { $0.contains("\"midi_ignored\":4") }, "garbage not counted")
+                player.send("quit")
+                let outcome = player.finish(timeout: 20)
+                #expect(outcome.status == 0, "\(outcome.stderr)")
+                // Rendering ahead, the status says how many periods the helper missed (absent otherwise).
+                let status = jsonLines(outcome.stdout).last { $0["state"] != nil }
+                #expect((status?["late"] as? Int != nil) == (renderAhead > 0), "late field: \(String(describing: status))")
+                _ = pedal.finish(timeout: 5)
+                capture.signal(SIGTERM)
+                #expect(capture.finish(timeout: 10).status == 0)
+                let log = try captureLog(scratch.file("capture.log"))
+                let left = try leftChannel(scratch.file("capture.wav"))
+                try #require(sent.count == 8 && log.firstFrame > 0)
+                // An xrun or a skipped cycle moves the capture against the server's time: the frames
+                // below would not be where the log says (the unprioritized dummy server on two busy
+                // cores does that now and then). Such a run is tried again.
+                let lost = captureLostFrames(scratch.file("capture.log"))
+                if lost > 0 && attempt < 3 {
+                    print("midi pedal: the graph lost \(lost) frames between the clients in run \(attempt); again")
+                    continue
+                }
+                let a = events(outcome.stdout, "a"), b = events(outcome.stdout, "b")
+                try #require(a.count == 1 && b.count == 1, "\(outcome.stdout)")
+                #expect(a[0]["source"] as? String == "midi" && b[0]["source"] as? String == "midi")
+                // A is the frame the ports carried at the press's own frame; B (exclusive) ends the loop at
+                // its press: the frame before it is the loop's last, and A follows at once.
+                #expect(a[0]["frame"] as? Int == rampFrame(left[sent[0] - log.firstFrame]), "A \(String(describing: a[0]["frame"]))")
+                let pressB = sent[2] - log.firstFrame
+                #expect(b[0]["frame"] as? Int == rampFrame(left[pressB - 1]).map { $0 + 1 }, "B \(String(describing: b[0]["frame"]))")
+                #expect(rampFrame(left[pressB + ahead]) == a[0]["frame"] as? Int, "no wrap to A at B's press")
+                // The pause begins at the press's frame: the frame before is whole, the fade starts on it.
+                let press = sent[3] - log.firstFrame + ahead
+                let before = try #require(rampFrame(left[press - 1]))
+                let loopA = a[0]["frame"] as! Int, loopB = b[0]["frame"] as! Int
+                let next = before + 1 == loopB ? loopA : before + 1
+                #expect(rampFrame(left[press - 2]).map { $0 + 1 == before || before == loopA } == true)
+                #expect(left[press] == rampSample(frame: next, channel: 0, channels: 2) * fadeGain(255), "the fade did not start at the press")
+                #expect(left[(press + 256)...].prefix(4800).allSatisfy { $0 == 0 }, "not silent after the fade")
+                #expect(events(outcome.stdout, "pause").first?["source"] as? String == "midi")
+                #expect(events(outcome.stdout, "midi").count == 3)
+                return
             }
-            #expect(pedal.waitForOutput { $0.components(separatedBy: "sent").count == 9 }, "\(pedal.stdout)")
-            let sent = pedal.stdout.split(separator: "\n").compactMap { $0.hasPrefix("sent ") ? Int($0.dropFirst(5)) : nil }
-            #expect(player.waitForOutput { $0.contains("\"midi_ignored\":4") }, "garbage not counted")
-            player.send("quit")
-            let outcome = player.finish(timeout: 20)
-            #expect(outcome.status == 0, "\(outcome.stderr)")
-            // Rendering ahead, the status says how many periods the helper missed (absent otherwise).
-            let status = jsonLines(outcome.stdout).last { $0["state"] != nil }
-            #expect((status?["late"] as? Int != nil) == (renderAhead > 0), "late field: \(String(describing: status))")
-            _ = pedal.finish(timeout: 5)
-            capture.signal(SIGTERM)
-            #expect(capture.finish(timeout: 10).status == 0)
-            let log = try captureLog(scratch.file("capture.log"))
-            let left = try leftChannel(scratch.file("capture.wav"))
-            try #require(sent.count == 8 && log.firstFrame > 0)
-            let a = events(outcome.stdout, "a"), b = events(outcome.stdout, "b")
-            try #require(a.count == 1 && b.count == 1, "\(outcome.stdout)")
-            #expect(a[0]["source"] as? String == "midi" && b[0]["source"] as? String == "midi")
-            // A is the frame the ports carried at the press's own frame; B (exclusive) ends the loop at
-            // its press: the frame before it is the loop's last, and A follows at once.
-            #expect(a[0]["frame"] as? Int == rampFrame(left[sent[0] - log.firstFrame]), "A \(String(describing: a[0]["frame"]))")
-            let pressB = sent[2] - log.firstFrame
-            #expect(b[0]["frame"] as? Int == rampFrame(left[pressB - 1]).map { $0 + 1 }, "B \(String(describing: b[0]["frame"]))")
-            #expect(rampFrame(left[pressB + ahead]) == a[0]["frame"] as? Int, "no wrap to A at B's press")
-            // The pause begins at the press's frame: the frame before is whole, the fade starts on it.
-            let press = sent[3] - log.firstFrame + ahead
-            let before = try #require(rampFrame(left[press - 1]))
-            let loopA = a[0]["frame"] as! Int, loopB = b[0]["frame"] as! Int
-            let next = before + 1 == loopB ? loopA : before + 1
-            #expect(rampFrame(left[press - 2]).map { $0 + 1 == before || before == loopA } == true)
-            #expect(left[press] == rampSample(frame: next, channel: 0, channels: 2) * fadeGain(255), "the fade did not start at the press")
-            #expect(left[(press + 256)...].prefix(4800).allSatisfy { $0 == 0 }, "not silent after the fade")
-            #expect(events(outcome.stdout, "pause").first?["source"] as? String == "midi")
-            #expect(events(outcome.stdout, "midi").count == 3)
         }
 
         @Test("MIDI learn: `learn faster` binds the next message, which then speeds up by 5 %; the binding is saved to midi.json and read by the next run")
@@ -145,7 +156,7 @@ extension JackSuites {
               arguments: [0, 1, 2])
         func transport(renderAhead: Int) throws {
             let ahead = renderAhead * 256
-            let server = try TestServer(realtime: renderAhead > 0)  // (a helper thread needs real-time priority)
+            let server = try TestServer(realtime: true)  // exact frames: a server that does not drop cycles under load (and the helper thread needs it)
             let scratch = ScratchDirectory()
             let path = scratch.file("ramp.wav")
             try writeRamp(path: path, frames: 48_000 * 12, channels: 2)

@@ -22,6 +22,11 @@ private func takeSamples(_ take: [String: Any]?, _ scratch: ScratchDirectory) th
     return try readAll(file.hasPrefix("/") ? file : scratch.file(file)).samples
 }
 
+/// The warnings of takes dropped.
+private func droppedTakes(_ stdout: String) -> [String] {
+    jsonEvents(stdout, "warning").compactMap { $0["message"] as? String }.filter { $0.hasPrefix("take ") && $0.contains(" dropped: ") }
+}
+
 /// A recording session through the delay client: `prefix` runs the programs (pw-jack, or nothing),
 /// `server` names the jackd (nil under PipeWire). Calibrates, records `takes` takes after it, quits.
 /// Returns the player's outcome and the events.
@@ -42,8 +47,15 @@ private func recordThroughDelay(delay: Int, playArguments: [String], server: Str
     let player = try program(repeaterPath, ["play"] + playArguments + ["--connect", "dly:in_", "--record", "dly:out_1", "--status", "json"]
                                            + serverArguments)
     #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
-    player.send("calibrate")
-    #expect(player.waitForOutput(timeout: 15) { $0.contains("\"event\":\"calibrated\"") }, "\(player.stdout.suffix(2000)) \(player.stderr)")
+    // A dropout during the measurement (the dummy server without real-time scheduling on two busy
+    // cores skips a cycle now and then) fails it with "try again"; a user would, and so does this.
+    for attempt in 1...3 {
+        player.send("calibrate")
+        #expect(player.waitForOutput(timeout: 15) { jsonEvents($0, "calibrated").count == attempt }, "\(player.stdout.suffix(2000)) \(player.stderr)")
+        let reason = jsonEvents(player.stdout, "calibrated").last?["reason"] as? String ?? ""
+        guard reason.contains("missed a period") else { break }
+        print("takes: calibration \(attempt) failed (\(reason)); again")
+    }
     player.send("record on")
     #expect(player.waitForOutput(timeout: 20) { text in
         jsonEvents(text, "take").filter { $0["measured"] as? Bool == true }.count >= wanted
@@ -58,7 +70,7 @@ extension JackSuites {
     struct TakePlayTests {
         @Test("after calibrate, each take equals the source over its pass bit for bit, for delays of 0, 256 and 1000 frames, in the callback and rendering ahead")
         func exactThroughDelays() throws {
-            let server = try TestServer()
+            let server = try TestServer(realtime: true)  // bit for bit: a server that does not drop cycles under load
             for renderAhead in [0, 2] {
                 for delay in [0, 256, 1000] {
                     let scratch = ScratchDirectory()
@@ -68,13 +80,17 @@ extension JackSuites {
                                                                                         "--render-ahead", "\(renderAhead)"],
                                                          server: server.name, scratch: scratch)
                     #expect(outcome.status == 0, "\(outcome.stderr)")
-                    let calibrated = try #require(jsonEvents(outcome.stdout, "calibrated").first)
+                    let calibrated = try #require(jsonEvents(outcome.stdout, "calibrated").last)
                     let measured = try #require(calibrated["frames"] as? Int, "\(calibrated)")
                     // The loop out → delay → in runs a period late inside the graph: D + 256.
                     #expect(measured == delay + 256, "D \(delay), ahead \(renderAhead): measured \(measured)")
                     print("takes: D \(delay) render-ahead \(renderAhead): measured \(measured) frames, JACK reports \(calibrated["reported_frames"] ?? "?")")
                     let takes = jsonEvents(outcome.stdout, "take").filter { $0["measured"] as? Bool == true }
                     #expect(takes.count >= 2)
+                    // A take is whole and aligned, or absent: only a dropout (a late or skipped cycle) drops one.
+                    let dropped = droppedTakes(outcome.stdout)
+                    #expect(dropped.allSatisfy { $0.contains("missed a period") }, "\(dropped)")
+                    if !dropped.isEmpty { print("takes: D \(delay) render-ahead \(renderAhead): \(dropped.count) take(s) dropped for a dropout") }
                     for take in takes {
                         let samples = try takeSamples(take, scratch)
                         #expect(take["round_trip"] as? Int == measured)
@@ -100,7 +116,7 @@ extension JackSuites {
             let outcome = try recordThroughDelay(delay: 256, playArguments: ["noise.wav", "--loop", "1-2", "--session", "s.json"], server: nil,
                                                  prefix: ["/usr/bin/pw-jack"], environment: pipewire.environment, scratch: scratch)
             #expect(outcome.status == 0, "\(outcome.stderr)")
-            let calibrated = try #require(jsonEvents(outcome.stdout, "calibrated").first)
+            let calibrated = try #require(jsonEvents(outcome.stdout, "calibrated").last)
             let measured = try #require(calibrated["frames"] as? Int, "\(calibrated)")
             print("takes: PipeWire, D 256: measured \(measured) frames, JACK reports \(calibrated["reported_frames"] ?? "?")")
             #expect(measured >= 256)
@@ -149,7 +165,7 @@ extension JackSuites {
 
         @Test("a drill with recording: each answer (the gap after each pass of each line) is a take of exactly the gap's length")
         func drillTakes() throws {
-            let server = try TestServer()
+            let server = try TestServer(realtime: true)  // bit for bit: a server that does not drop cycles under load
             let scratch = ScratchDirectory()
             try writeNoise(scratch.file("noise.wav"))
             try "1\n00:00:00,500 --> 00:00:01,000\none\n\n2\n00:00:02,000 --> 00:00:02,750\ntwo\n"
@@ -157,10 +173,19 @@ extension JackSuites {
             let line = try Child(capturePath, ["--delay", "0", "--name", "dly", "--ports", "2", "--server", server.name], in: scratch.path)
             try #require(line.waitForOutput { $0.contains("ready") })
             defer { line.signal(SIGTERM); _ = line.finish(timeout: 10) }
-            let player = try Child(repeaterPath, ["play", "noise.wav", "--drill", "2x1.5", "--session", "s.json", "--connect", "dly:in_",
-                                                  "--record", "dly:out_1", "--status", "json", "--server", server.name], in: scratch.path)
-            player.send("record on")
-            let outcome = player.finish(timeout: 40)
+            // A drill's answers come once; a dropout (the unprioritized dummy server skips a cycle now
+            // and then) drops one, whole, with why: such a run is tried again.
+            var outcome = Outcome(status: -1, stdout: "", stderr: "")
+            for attempt in 1...3 {
+                try? FileManager.default.removeItem(atPath: scratch.file("s.json"))
+                let player = try Child(repeaterPath, ["play", "noise.wav", "--drill", "2x1.5", "--session", "s.json", "--connect", "dly:in_",
+                                                      "--record", "dly:out_1", "--status", "json", "--server", server.name], in: scratch.path)
+                player.send("record on")
+                outcome = player.finish(timeout: 40)
+                let dropped = droppedTakes(outcome.stdout)
+                guard !dropped.isEmpty, dropped.allSatisfy({ $0.contains("missed a period") }), attempt < 3 else { break }
+                print("takes: drill run \(attempt): \(dropped.count) answer(s) dropped for a dropout; again")
+            }
             #expect(outcome.status == 0, "\(outcome.stderr)")
             let answers = jsonEvents(outcome.stdout, "take")
             #expect(answers.map { $0["kind"] as? String } == Array(repeating: "answer", count: 4), "\(outcome.stdout.suffix(2000))")
@@ -173,7 +198,7 @@ extension JackSuites {
 
         @Test("hearing a take: compare take puts the take in place of the recording, aligned: recorded again, it comes back bit for bit")
         func compareTake() throws {
-            let server = try TestServer()
+            let server = try TestServer(realtime: true)  // bit for bit: a server that does not drop cycles under load
             let scratch = ScratchDirectory()
             try writeNoise(scratch.file("noise.wav"))
             let source = try readAll(scratch.file("noise.wav")).samples

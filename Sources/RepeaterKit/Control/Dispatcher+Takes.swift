@@ -182,7 +182,7 @@ extension Dispatcher {
             return
         }
         takePractice.open = take
-        recorder.begin(id: id, startTag: outputFrame + takePractice.isolationDelay + take.roundTrip, path: path)
+        recorder.begin(id: id, startTag: outputFrame + takePractice.isolationDelay + take.roundTrip, roundTrip: take.roundTrip, path: path)
     }
 
     private func endOpenTake(at outputFrame: Int) {

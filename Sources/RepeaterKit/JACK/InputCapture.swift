@@ -12,6 +12,12 @@ import Synchronization
 /// was played against output frame X + i − R, R the round trip out → … → in. Everything else
 /// (which frames make a take, R itself) is the control side's business.
 ///
+/// That sum holds while the ports carry engine frames back to back in the server's time. A cycle
+/// that breaks it (the render-ahead helper was late and silence went out, or the server skipped
+/// this client and its frame time jumped) is a *disturbance*: the blocks from it on carry the next
+/// `generation`, and the take writer drops a take whose input it could have misplaced (a take is
+/// whole and aligned, or absent).
+///
 /// Real-time thread: `process` only copies, measures and stores atomics; everything is allocated in
 /// `init`. A full ring drops whole blocks (counted); the take that needed them is dropped later.
 public final class InputCapture: @unchecked Sendable {
@@ -35,6 +41,8 @@ public final class InputCapture: @unchecked Sendable {
     public let probeRequested = Atomic<Bool>(false)
     public let probeStartTag = Atomic<Int>(-1)
     private var probePosition = -1
+    /// Disturbances so far (the real-time thread's own count; the blocks' generation).
+    private var disturbances: UInt32 = 0
 
     public init(channelCount: Int, probe signal: [Float]) {
         self.channelCount = channelCount
@@ -49,10 +57,12 @@ public final class InputCapture: @unchecked Sendable {
     deinit { probe.deallocate() }
 
     /// Real-time thread, after the outputs are written. `tag`: the engine output frame the outputs'
-    /// first frame carries this cycle.
+    /// first frame carries this cycle. `disturbed`: this cycle broke the outputs' continuity in the
+    /// server's time (silence for want of frames, or cycles the server skipped before it).
     @inline(__always)
-    func process(inputs: UnsafePointer<UnsafeMutablePointer<Float>>, outputs: UnsafePointer<UnsafeMutablePointer<Float>>,
-                 outputCount: Int, frameCount: Int, tag: Int) {
+    public func process(inputs: UnsafePointer<UnsafeMutablePointer<Float>>, outputs: UnsafePointer<UnsafeMutablePointer<Float>>,
+                 outputCount: Int, frameCount: Int, tag: Int, disturbed: Bool = false) {
+        if disturbed { disturbances &+= 1 }
         playProbe(outputs, outputCount: outputCount, frameCount: frameCount, tag: tag)
         meters.measure(inputs, channels: channelCount, first: 0, frameCount: frameCount)
         _ = meters.publish(frameCount: frameCount)
@@ -95,7 +105,7 @@ public final class InputCapture: @unchecked Sendable {
                 let destination = blocks.channel(channel, ofSlot: slot)
                 for i in 0..<n { destination[i] = inputs[channel][done + i] }
             }
-            blocks.publish(BlockTag(startFrame: tag &+ done, frameCount: n, generation: 0))
+            blocks.publish(BlockTag(startFrame: tag &+ done, frameCount: n, generation: disturbances))
             done += n
         }
     }

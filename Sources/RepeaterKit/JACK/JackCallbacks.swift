@@ -68,7 +68,8 @@ final class JackProcessContext: @unchecked Sendable {
         // A cycle the server ran without calling us shows as a jump in its frame time. jackd reports
         // those as xruns too; PipeWire's JACK does not, and this is how its dropped cycles show.
         let frameTime = jack_last_frame_time(client)
-        if haveFrameTime && frameTime != expectedFrameTime {
+        let skipped = haveFrameTime && frameTime != expectedFrameTime
+        if skipped {
             let missed = Int(Int32(bitPattern: frameTime &- expectedFrameTime))
             notifications.missedCycles.add(max(1, (missed + Int(frameCount) - 1) / max(1, Int(frameCount))), ordering: .relaxed)
         }
@@ -79,8 +80,8 @@ final class JackProcessContext: @unchecked Sendable {
         }
         if let ahead {
             let midiBuffer = midiPort.flatMap { jack_port_get_buffer($0, frameCount) }
-            let tag = ahead.process(frameCount: Int(frameCount), outputs: buffers, client: client, midiBuffer: midiBuffer)
-            captureInputs(frameCount, tag: tag)
+            let (tag, short) = ahead.process(frameCount: Int(frameCount), outputs: buffers, client: client, midiBuffer: midiBuffer)
+            captureInputs(frameCount, tag: tag, disturbed: skipped || short)
             load.record(busyMicroseconds: Int(jack_get_time() &- start), frames: Int(frameCount))
             return
         }
@@ -98,19 +99,20 @@ final class JackProcessContext: @unchecked Sendable {
             }
         }
         engine.render(frameCount: Int(frameCount), outputs: buffers)
-        captureInputs(frameCount, tag: tag)
+        captureInputs(frameCount, tag: tag, disturbed: skipped)
         load.record(busyMicroseconds: Int(jack_get_time() &- start), frames: Int(frameCount))
     }
 
     /// The inputs of this cycle to the capture (with the tag of the outputs just written), and the
     /// calibration probe over the outputs.
     @inline(__always)
-    private func captureInputs(_ frameCount: jack_nframes_t, tag: Int) {
+    private func captureInputs(_ frameCount: jack_nframes_t, tag: Int, disturbed: Bool) {
         guard let capture else { return }
         for channel in 0..<inputCount {
             inputBuffers[channel] = jack_port_get_buffer(inputPorts[channel], frameCount).assumingMemoryBound(to: Float.self)
         }
-        capture.process(inputs: inputBuffers, outputs: buffers, outputCount: channelCount, frameCount: Int(frameCount), tag: tag)
+        capture.process(inputs: inputBuffers, outputs: buffers, outputCount: channelCount, frameCount: Int(frameCount), tag: tag,
+                        disturbed: disturbed)
     }
 }
 

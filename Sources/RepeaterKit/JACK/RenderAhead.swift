@@ -109,11 +109,12 @@ public final class RenderAhead: @unchecked Sendable {
 
     /// Real-time thread (the process callback). Fills `outputs` with `frameCount` frames; returns
     /// the engine output frame the first of them is (the FIFO's read position: every frame the
-    /// engine renders passes through it in order).
+    /// engine renders passes through it in order), and whether the helper was late (`short`: the
+    /// cycle ends in silence, and the frames after it go out that much later).
     @inline(__always)
     @discardableResult
     func process(frameCount: Int, outputs: UnsafePointer<UnsafeMutablePointer<Float>>, client: OpaquePointer,
-                 midiBuffer: UnsafeMutableRawPointer?) -> Int {
+                 midiBuffer: UnsafeMutableRawPointer?) -> (tag: Int, short: Bool) {
         // The helper's job done? Then the engine is the callback's until the next post.
         let owned = jobDone.load(ordering: .acquiring) == jobRequested.load(ordering: .relaxed)
         if owned, fifoIndices.readableCount() < frameCount {
@@ -143,7 +144,7 @@ public final class RenderAhead: @unchecked Sendable {
             }
         }
         // A job still runs (it overran its period): its events wait for the next job, a period later.
-        guard owned else { return tag }
+        guard owned else { return (tag, available < frameCount) }
         // The next job: this cycle's transport, the MIDI events taken since the last job, and what
         // brings the FIFO to `depth` periods.
         jobRolling = jack_transport_query(client, nil).rawValue == JackTransportRolling.rawValue
@@ -154,7 +155,7 @@ public final class RenderAhead: @unchecked Sendable {
         engine.controls.aheadFrames.store(queued + frameCount, ordering: .relaxed)
         jobRequested.add(1, ordering: .releasing)
         sem_post(wake)
-        return tag
+        return (tag, available < frameCount)
     }
 
     /// The helper thread's loop: a job per post.

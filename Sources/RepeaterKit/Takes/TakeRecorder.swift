@@ -11,6 +11,10 @@ import Synchronization
 /// Times here are capture tags (engine output frames as the ports carried them, see
 /// `InputCapture`): a take of engine output frames [s, e) is the input tagged [s + d + R, e + d + R),
 /// d the isolation's delay between the engine's marks and the ports, R the round trip.
+///
+/// A disturbance (`InputCapture`: a cycle after which the outputs no longer ran back to back in
+/// the server's time) at tag Y misplaces the input tagged [Y, Y + R + the hole): what comes back
+/// there left the outputs before the hole. A take with input in that span is dropped, with why.
 public final class TakeRecorder: @unchecked Sendable {
     public enum Result: Sendable {
         /// A take written: its request's id, the file, the frames in it.
@@ -22,7 +26,7 @@ public final class TakeRecorder: @unchecked Sendable {
     }
 
     enum Request {
-        case begin(id: Int, startTag: Int, path: String)
+        case begin(id: Int, startTag: Int, roundTrip: Int, path: String)
         case end(id: Int, endTag: Int)
         case cancel(id: Int)
         case calibrate
@@ -45,6 +49,7 @@ public final class TakeRecorder: @unchecked Sendable {
     private struct Segment {
         let id: Int
         let startTag: Int
+        let roundTrip: Int
         var endTag: Int?
         let path: String
         var channels: [[Float]]
@@ -52,6 +57,12 @@ public final class TakeRecorder: @unchecked Sendable {
         var nextTag: Int { startTag + channels[0].count }
     }
     private var segments: [Segment] = []
+    /// The tags of the disturbances the input showed (the last few), and the blocks' generation.
+    private var disturbances: [Int] = []
+    private var generation: UInt32 = 0
+    /// How far past Y + R a disturbance may misplace input: the hole itself (a late cycle's
+    /// silence, or the cycles the server skipped), at most a few of the largest periods.
+    static let disturbanceMargin = 16_384
     private var calibration: (started: Date, probeTag: Int?)?
 
     public init(capture: InputCapture, sampleRate: Int) {
@@ -87,8 +98,11 @@ public final class TakeRecorder: @unchecked Sendable {
 
     // MARK: control thread
 
-    /// A take starts at capture tag `startTag`, to be written to `path`.
-    public func begin(id: Int, startTag: Int, path: String) { post(.begin(id: id, startTag: startTag, path: path)) }
+    /// A take starts at capture tag `startTag`, to be written to `path`; `roundTrip` is the R its
+    /// tags were computed with.
+    public func begin(id: Int, startTag: Int, roundTrip: Int, path: String) {
+        post(.begin(id: id, startTag: startTag, roundTrip: roundTrip, path: path))
+    }
     /// The take `id` ends (exclusive) at capture tag `endTag`; it is written once the input got there.
     public func end(id: Int, endTag: Int) { post(.end(id: id, endTag: endTag)) }
     public func cancel(id: Int) { post(.cancel(id: id)) }
@@ -124,8 +138,8 @@ public final class TakeRecorder: @unchecked Sendable {
 
     private func handle(_ request: Request) {
         switch request {
-        case .begin(let id, let startTag, let path):
-            segments.append(Segment(id: id, startTag: startTag, endTag: nil, path: path,
+        case .begin(let id, let startTag, let roundTrip, let path):
+            segments.append(Segment(id: id, startTag: startTag, roundTrip: roundTrip, endTag: nil, path: path,
                                     channels: Array(repeating: [], count: channelCount)))
         case .end(let id, let endTag):
             if let index = segments.firstIndex(where: { $0.id == id }) { segments[index].endTag = max(segments[index].startTag, endTag) }
@@ -139,11 +153,21 @@ public final class TakeRecorder: @unchecked Sendable {
         }
     }
 
-    /// Copies every waiting block into the history; a block that does not follow on starts it over.
+    /// Copies every waiting block into the history; a block that does not follow on starts it over
+    /// (the takes get what came before it first).
     private func drainInput() {
         while let slot = capture.blocks.readableSlot() {
             let tag = capture.blocks.tag(ofSlot: slot)
-            if tag.startFrame != historyEnd || historyEnd == historyStart {
+            let follows = tag.startFrame == historyEnd && historyEnd != historyStart
+            if !follows || tag.generation != generation {
+                for index in segments.indices { fill(&segments[index]) }
+            }
+            if tag.generation != generation {
+                generation = tag.generation
+                disturbances.append(tag.startFrame)
+                if disturbances.count > 64 { disturbances.removeFirst(disturbances.count - 64) }
+            }
+            if !follows {
                 historyStart = tag.startFrame
                 historyEnd = tag.startFrame
             }
@@ -157,12 +181,20 @@ public final class TakeRecorder: @unchecked Sendable {
         }
     }
 
-    /// Copies what the history has of a take's frames into it; a frame the history lost is a failure.
+    /// Copies what the history has of a take's frames into it; a frame the history lost, or one a
+    /// disturbance may have misplaced, is a failure.
     private func fill(_ segment: inout Segment) {
         guard segment.failure == nil else { return }
         let from = segment.nextTag
         let to = min(historyEnd, segment.endTag ?? Int.max)
         guard to > from else { return }
+        let misplaced = disturbances.contains { y in
+            y < to && y + max(0, segment.roundTrip) + Self.disturbanceMargin > segment.startTag
+        }
+        if misplaced {
+            segment.failure = "the player missed a period while it played (a dropout: see xruns, missed cycles and late in the status)"
+            return
+        }
         if from < historyStart {
             segment.failure = capture.droppedBlocks.load(ordering: .relaxed) > 0
                 ? "the input could not be kept up with (the disk or the computer was too slow)"
@@ -222,8 +254,13 @@ public final class TakeRecorder: @unchecked Sendable {
         }
         let probeTag = running.probeTag!
         let window = Calibration.searchFrames(sampleRate: sampleRate) + Calibration.probe.count
-        if historyStart > probeTag {
-            finish(.calibrated(frames: nil, reason: "the input was interrupted during the measurement: try again"))
+        let disturbed = disturbances.contains { $0 >= probeTag && $0 < probeTag + window }
+        if disturbed || historyStart > probeTag {
+            // Not before the probe has all left (the audio thread lowers the request then): the
+            // next calibration's request must not meet this probe's end.
+            if capture.probeRequested.load(ordering: .acquiring) && Date().timeIntervalSince(running.started) < 6 { return }
+            finish(.calibrated(frames: nil, reason: disturbed ? "the player missed a period during the measurement (a dropout): try again"
+                                                              : "the input was interrupted during the measurement: try again"))
             return
         }
         guard historyEnd >= probeTag + window else {
