@@ -126,12 +126,19 @@ extension JackSuites {
         func bufferSizeChangesExact(renderAhead: Int) throws {
             // On a real-time server: without it a 64-frame period (1.3 ms) is more than unprioritized
             // threads keep up with, and the graph xruns (jackd: "client = cap was not finished").
-            // An xrun loses frames between clients whatever they do; a run with one is tried again.
+            // Even so, the dummy driver's own timer wakes late now and then on a busy virtual machine
+            // ("JackTimedDriver::Process XRun = 32 usec" in jackd's log: the driver, not a client),
+            // and an xrun loses frames between clients whatever they do (jackd then names every client
+            // "not finished"): a run with one is tried again, up to five, and the first clean run is
+            // judged. What is repeater's own, its callback's time, is checked in every run: never a
+            // whole period (0.06–0.2 of one here), whatever the period.
             var attempt = 0
             while true {
                 attempt += 1
                 let result = try bufferSizeRun(renderAhead: renderAhead)
-                if result.xruns > 0, attempt < 3 { continue }
+                print("buffer size: render-ahead \(renderAhead), run \(attempt): xruns \(result.xruns) (jackd: \(result.serverXruns.count) lines), callback worst \(result.worstLoad) of a period, late \(result.late), holes \(result.holes), jumps \(result.jumps), seams \(result.seams)")
+                #expect(result.worstLoad < 1, "the callback took \(result.worstLoad) of a period")
+                if result.xruns > 0, attempt < 5 { continue }
                 #expect(result.xruns == 0, "xruns in \(attempt) runs")
                 #expect(result.holes == 0 && result.jumps == 0, "holes \(result.holes), unexplained jumps \(result.jumps); \(result.firstJump)")
                 #expect(result.seams >= 8, "seams \(result.seams)")
@@ -140,7 +147,7 @@ extension JackSuites {
             }
         }
 
-        private func bufferSizeRun(renderAhead: Int) throws -> (holes: Int, jumps: Int, seams: Int, xruns: Int, underruns: Int, firstJump: String) {
+        private func bufferSizeRun(renderAhead: Int) throws -> (holes: Int, jumps: Int, seams: Int, xruns: Int, underruns: Int, late: Int, serverXruns: [String], worstLoad: Double, firstJump: String) {
             let server = try TestServer(realtime: true)
             let scratch = ScratchDirectory()
             let path = scratch.file("ramp.wav")
@@ -178,7 +185,11 @@ extension JackSuites {
                 }
             }
             let status = jsonLines(outcome.stdout).last { $0["state"] != nil } ?? [:]
-            return (holes, jumps, seams, status["xruns"] as? Int ?? -1, status["underruns"] as? Int ?? -1, firstJump)
+            let log = (try? String(contentsOfFile: server.process.logPath, encoding: .utf8)) ?? ""
+            let serverXruns = log.split(separator: "\n").filter { $0.localizedCaseInsensitiveContains("xrun") || $0.contains("not finished") }.map(String.init)
+            let worstLoad = jsonLines(outcome.stdout).compactMap { $0["load_max"] as? Double }.max() ?? -1
+            return (holes, jumps, seams, status["xruns"] as? Int ?? -1, status["underruns"] as? Int ?? -1, status["late"] as? Int ?? 0,
+                    serverXruns, worstLoad, firstJump)
         }
 
         @Test("the buffer size changed while stretching at 0.8: no gap (a steady tone never falls below 10 % for more than 2 ms), no underrun")
