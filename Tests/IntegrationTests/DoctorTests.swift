@@ -55,7 +55,7 @@ extension JackSuites {
     @Suite("repeater doctor against real servers") struct DoctorServerTests {
         @Test("doctor on a private jackd without -R: the server's rate, period and latency; real-time a warning; exit 0")
         func plainServer() throws {
-            let server = try TestServer()
+            let server = try TestServer(realtime: false)
             let result = try doctor(["--server", server.name])
             #expect(result.status == 0, "\(result.stdout)")
             let facts = try #require(result.server)

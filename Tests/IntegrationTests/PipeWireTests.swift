@@ -10,10 +10,14 @@ private func rampFrame(_ value: Float) -> Int? {
 }
 
 /// Checks a capture of a looping ramp: runs of consecutive frames joined only at reported wraps.
-/// Returns (seams, unexplained jumps, silent frames inside, first problem).
-func checkLoopCapture(_ frames: [Int?], wraps: Set<String>) -> (seams: Int, jumps: Int, holes: Int, problem: String) {
-    guard let first = frames.firstIndex(where: { $0 != nil }), let last = frames.lastIndex(where: { $0 != nil }) else { return (0, 0, 0, "silent") }
-    var seams = 0, jumps = 0, holes = 0, problem = ""
+/// `skippedAt`: the capture's frames where the server skipped it for a cycle (its log's "gap"
+/// lines; PipeWire does that without reporting an xrun): what went out meanwhile is unknown, so a
+/// jump there is counted as `skipped`, not as a jump.
+/// Returns (seams, unexplained jumps, silent frames inside, jumps at skipped cycles, first problem).
+func checkLoopCapture(_ frames: [Int?], wraps: Set<String>, skippedAt: Set<Int> = [])
+    -> (seams: Int, jumps: Int, holes: Int, skipped: Int, problem: String) {
+    guard let first = frames.firstIndex(where: { $0 != nil }), let last = frames.lastIndex(where: { $0 != nil }) else { return (0, 0, 0, 0, "silent") }
+    var seams = 0, jumps = 0, holes = 0, skipped = 0, problem = ""
     for k in (first + 1)...last {
         guard let previous = frames[k - 1], let current = frames[k] else {
             if holes == 0 && problem.isEmpty { problem = "silence at \(k)" }
@@ -21,12 +25,21 @@ func checkLoopCapture(_ frames: [Int?], wraps: Set<String>) -> (seams: Int, jump
             continue
         }
         if current == previous + 1 { continue }
-        if wraps.contains("\(previous + 1)>\(current)") { seams += 1 } else {
+        if wraps.contains("\(previous + 1)>\(current)") { seams += 1 } else if skippedAt.contains(k) { skipped += 1 } else {
             if problem.isEmpty { problem = "at \(k): \(previous) → \(current)" }
             jumps += 1
         }
     }
-    return (seams, jumps, holes, problem)
+    return (seams, jumps, holes, skipped, problem)
+}
+
+/// The capture's frames where the server skipped it (its --log's "gap FRAME N" lines).
+func captureSkips(_ logPath: String) -> Set<Int> {
+    let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+    return Set(text.split(separator: "\n").compactMap { line -> Int? in
+        let words = line.split(separator: " ")
+        return words.count == 3 && words[0] == "gap" ? Int(words[1]) : nil
+    })
 }
 
 func reportedWrapSet(_ stdout: String) -> Set<String> {
@@ -42,11 +55,12 @@ extension JackSuites {
     struct PipeWireTests {
         /// Plays `playArguments` under pw-jack into a capture client on a private PipeWire.
         private func capturedRun(_ playArguments: [String], seconds: Double, commands: [String] = [], scratch: ScratchDirectory)
-            throws -> (outcome: Outcome, left: [Float]) {
+            throws -> (outcome: Outcome, left: [Float], skippedAt: Set<Int>) {
             let pipewire = try PipeWireServer()
             defer { pipewire.stop() }
             let capture = try Child("/usr/bin/pw-jack", [capturePath, "--name", "cap", "--ports", "2", "--out", scratch.file("capture.wav"),
-                                                         "--seconds", "\(Int(seconds) + 30)"], environment: pipewire.environment, in: scratch.path)
+                                                         "--seconds", "\(Int(seconds) + 30)", "--log", scratch.file("capture.log")],
+                                    environment: pipewire.environment, in: scratch.path)
             try #require(capture.waitForOutput { $0.contains("ready") }, "capture client did not start: \(capture.stderr)")
             let player = try Child("/usr/bin/pw-jack", [repeaterPath, "play"] + playArguments + ["--connect", "cap:in_", "--status", "json",
                                                                                                "--no-session"],
@@ -63,7 +77,7 @@ extension JackSuites {
             capture.signal(SIGTERM)
             #expect(capture.finish(timeout: 10).status == 0)
             let samples = try readAll(scratch.file("capture.wav")).samples
-            return (outcome, stride(from: 0, to: samples.count, by: 2).map { samples[$0] })
+            return (outcome, stride(from: 0, to: samples.count, by: 2).map { samples[$0] }, captureSkips(scratch.file("capture.log")))
         }
 
         @Test("a loop with moves under PipeWire: every seam a reported wrap, nothing lost, nothing repeated, no silence")
@@ -71,11 +85,11 @@ extension JackSuites {
             let scratch = ScratchDirectory()
             let path = scratch.file("ramp.wav")
             try writeRamp(path: path, frames: 48_000 * 20, channels: 2)
-            let (outcome, left) = try capturedRun([path, "--loop", "1-1.5"], seconds: 8,
+            let (outcome, left, skippedAt) = try capturedRun([path, "--loop", "1-1.5"], seconds: 8,
                                                   commands: ["b 1.3", "a 0.9", "loop 2-2.05", "loop 3-4", "b 3.5", "loop 0.5-0.6"],
                                                   scratch: scratch)
             #expect(outcome.status == 0, "\(outcome.stderr)")
-            let check = checkLoopCapture(left.map(rampFrame), wraps: reportedWrapSet(outcome.stdout))
+            let check = checkLoopCapture(left.map(rampFrame), wraps: reportedWrapSet(outcome.stdout), skippedAt: skippedAt)
             #expect(check.jumps == 0 && check.holes == 0, "jumps \(check.jumps), silent frames \(check.holes): \(check.problem)")
             #expect(check.seams > 20)
         }
@@ -91,7 +105,7 @@ extension JackSuites {
             defer { buffer.deallocate() }
             try tone.withUnsafeMutableBufferPointer { try writer.write(planar: [$0.baseAddress!, $0.baseAddress!], frameCount: frames, scratch: buffer) }
             writer.close()
-            let (outcome, left) = try capturedRun([path, "--rate", "0.8"], seconds: 6, commands: ["rate 1", "rate 0.9"], scratch: scratch)
+            let (outcome, left, _) = try capturedRun([path, "--rate", "0.8"], seconds: 6, commands: ["rate 1", "rate 0.9"], scratch: scratch)
             #expect(outcome.status == 0, "\(outcome.stderr)")
             let first = try #require(left.firstIndex { abs($0) > 0.01 })
             let last = try #require(left.lastIndex { abs($0) > 0.01 })
@@ -111,12 +125,14 @@ extension JackSuites {
                 let a = Double.random(in: 0..<50, using: &generator)
                 commands.append(String(format: "loop %.3f-%.3f", a, a + Double.random(in: 0.05...1.5, using: &generator)))
             }
-            let (outcome, left) = try capturedRun([path, "--loop", "1-2"], seconds: 90, commands: commands, scratch: scratch)
+            let (outcome, left, skippedAt) = try capturedRun([path, "--loop", "1-2"], seconds: 90, commands: commands, scratch: scratch)
             #expect(outcome.status == 0, "\(outcome.stderr)")
-            let check = checkLoopCapture(left.map(rampFrame), wraps: reportedWrapSet(outcome.stdout))
+            let check = checkLoopCapture(left.map(rampFrame), wraps: reportedWrapSet(outcome.stdout), skippedAt: skippedAt)
             #expect(check.jumps == 0 && check.holes == 0, "jumps \(check.jumps), silent frames \(check.holes): \(check.problem)")
             // Every loop is at most 1.5 s long and stands for 3 s: each of the 29 wraps at least once.
             #expect(check.seams >= 29, "\(check.seams) seams")
+            print("pipewire soak: \(check.seams) seams, \(check.skipped) jumps where PipeWire skipped the capture for a cycle")
+            #expect(check.skipped <= 3, "PipeWire skipped the capture \(check.skipped) times")
         }
     }
 }

@@ -13,10 +13,10 @@ extension JackSuites {
             let path = scratch.file("ramp.wav")
             let frames = 48_000 * 2 + 123
             try writeRamp(path: path, frames: frames, channels: channels)
-            let (outcome, captured) = try captureRun(server: server, ports: channels, playArguments: [path], scratch: scratch)
+            let expected = (0..<channels).map { channel in (0..<frames).map { rampSample(frame: $0, channel: channel, channels: channels) } }
+            let (outcome, captured) = try captureRun(server: server, ports: channels, playArguments: [path], scratch: scratch, expected: expected)
             #expect(outcome.status == 0, "\(outcome.stderr)")
             #expect(outcome.stderr.isEmpty, "\(outcome.stderr)")
-            let expected = (0..<channels).map { channel in (0..<frames).map { rampSample(frame: $0, channel: channel, channels: channels) } }
             expectExactlyOnce(captured, expected)
         }
 
@@ -26,9 +26,10 @@ extension JackSuites {
             try #require(FileManager.default.fileExists(atPath: path), "install alsa-utils")
             let server = try TestServer()
             let scratch = ScratchDirectory()
-            let (outcome, captured) = try captureRun(server: server, ports: 1, playArguments: [path], scratch: scratch)
+            let expected = [try readAll(path).samples]
+            let (outcome, captured) = try captureRun(server: server, ports: 1, playArguments: [path], scratch: scratch, expected: expected)
             #expect(outcome.status == 0, "\(outcome.stderr)")
-            expectExactlyOnce(captured, [try readAll(path).samples])
+            expectExactlyOnce(captured, expected)
         }
 
         @Test("--from starts at exactly that frame")
@@ -37,9 +38,9 @@ extension JackSuites {
             let scratch = ScratchDirectory()
             let path = scratch.file("ramp.wav")
             try writeRamp(path: path, frames: 96_000, channels: 2)
-            let (outcome, captured) = try captureRun(server: server, ports: 2, playArguments: [path, "--from", "1.5"], scratch: scratch)
-            #expect(outcome.status == 0, "\(outcome.stderr)")
             let expected = (0..<2).map { channel in (72_000..<96_000).map { rampSample(frame: $0, channel: channel, channels: 2) } }
+            let (outcome, captured) = try captureRun(server: server, ports: 2, playArguments: [path, "--from", "1.5"], scratch: scratch, expected: expected)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
             expectExactlyOnce(captured, expected)
         }
 
@@ -52,11 +53,11 @@ extension JackSuites {
             try Data(contentsOf: URL(fileURLWithPath: full)).prefix(200_000).write(to: URL(fileURLWithPath: cut))
             let present = (200_000 - 80) / 8  // float WAV: 80-byte header from libsndfile, 8 bytes a frame
             let info = try AudioFile(path: cut).info
-            let (outcome, captured) = try captureRun(server: server, ports: 2, playArguments: [cut], scratch: scratch)
+            let expected = (0..<2).map { channel in (0..<info.frameCount).map { rampSample(frame: $0, channel: channel, channels: 2) } }
+            let (outcome, captured) = try captureRun(server: server, ports: 2, playArguments: [cut], scratch: scratch, expected: expected)
             #expect(outcome.status == 0)
             #expect(outcome.stderrLines.count == 1 && outcome.stderr.contains("cut short"), "\(outcome.stderr)")
             #expect(abs(info.frameCount - present) <= 1)
-            let expected = (0..<2).map { channel in (0..<info.frameCount).map { rampSample(frame: $0, channel: channel, channels: 2) } }
             expectExactlyOnce(captured, expected)
         }
 

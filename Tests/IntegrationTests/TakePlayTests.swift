@@ -70,7 +70,7 @@ extension JackSuites {
     struct TakePlayTests {
         @Test("after calibrate, each take equals the source over its pass bit for bit, for delays of 0, 256 and 1000 frames, in the callback and rendering ahead")
         func exactThroughDelays() throws {
-            let server = try TestServer(realtime: true)  // bit for bit: a server that does not drop cycles under load
+            let server = try TestServer()
             for renderAhead in [0, 2] {
                 for delay in [0, 256, 1000] {
                     let scratch = ScratchDirectory()
@@ -165,7 +165,7 @@ extension JackSuites {
 
         @Test("a drill with recording: each answer (the gap after each pass of each line) is a take of exactly the gap's length")
         func drillTakes() throws {
-            let server = try TestServer(realtime: true)  // bit for bit: a server that does not drop cycles under load
+            let server = try TestServer()
             let scratch = ScratchDirectory()
             try writeNoise(scratch.file("noise.wav"))
             try "1\n00:00:00,500 --> 00:00:01,000\none\n\n2\n00:00:02,000 --> 00:00:02,750\ntwo\n"
@@ -198,7 +198,7 @@ extension JackSuites {
 
         @Test("hearing a take: compare take puts the take in place of the recording, aligned: recorded again, it comes back bit for bit")
         func compareTake() throws {
-            let server = try TestServer(realtime: true)  // bit for bit: a server that does not drop cycles under load
+            let server = try TestServer()
             let scratch = ScratchDirectory()
             try writeNoise(scratch.file("noise.wav"))
             let source = try readAll(scratch.file("noise.wav")).samples
