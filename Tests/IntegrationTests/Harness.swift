@@ -236,6 +236,15 @@ func startCapture(server: TestServer, scratch: ScratchDirectory, ports: Int = 2,
     return capture
 }
 
+/// The capture's frames where the server skipped it (its --log's "gap FRAME N" lines).
+func captureSkips(_ logPath: String) -> Set<Int> {
+    let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+    return Set(text.split(separator: "\n").compactMap { line -> Int? in
+        let words = line.split(separator: " ")
+        return words.count == 3 && words[0] == "gap" ? Int(words[1]) : nil
+    })
+}
+
 /// Frames the graph may have lost between the player and the capture client, from the capture's
 /// --log: cycles the server ran without calling it ("gap" lines), and a period for each xrun the
 /// server reported (a client late on a server without real-time scheduling: its period is lost

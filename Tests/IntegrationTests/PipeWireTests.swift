@@ -33,14 +33,6 @@ func checkLoopCapture(_ frames: [Int?], wraps: Set<String>, skippedAt: Set<Int> 
     return (seams, jumps, holes, skipped, problem)
 }
 
-/// The capture's frames where the server skipped it (its --log's "gap FRAME N" lines).
-func captureSkips(_ logPath: String) -> Set<Int> {
-    let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-    return Set(text.split(separator: "\n").compactMap { line -> Int? in
-        let words = line.split(separator: " ")
-        return words.count == 3 && words[0] == "gap" ? Int(words[1]) : nil
-    })
-}
 
 func reportedWrapSet(_ stdout: String) -> Set<String> {
     Set(stdout.split(separator: "\n").compactMap { line -> String? in

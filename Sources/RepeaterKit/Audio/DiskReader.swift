@@ -22,9 +22,7 @@ public final class DiskReader: @unchecked Sendable {
     /// at; -1 while it is whole. The control thread warns once.
     public let cutShortAt = Atomic<Int>(-1)
     public let longestHeadLoadMicroseconds = Atomic<Int>(0)
-    private let stopRequested = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
-    private var thread: Thread?
+    private let worker = WorkerThread(name: "repeater-disk")
     /// How long the thread sleeps when the ring is full and nothing was asked.
     public var idleMicroseconds: UInt32 = 4000
 
@@ -124,24 +122,13 @@ public final class DiskReader: @unchecked Sendable {
 
     /// Starts the disk thread.
     public func start() {
-        guard thread == nil else { return }
-        let thread = Thread { [unowned self] in
-            while !self.stopRequested.load(ordering: .relaxed) {
+        worker.start(qualityOfService: .userInitiated) { [unowned self] in
+            while !self.worker.stopping {
                 if !self.step() { usleep(self.idleMicroseconds) }
             }
-            self.finished.signal()
         }
-        thread.name = "repeater-disk"
-        thread.qualityOfService = .userInitiated
-        self.thread = thread
-        thread.start()
     }
 
     /// Stops and joins the disk thread (no-op when it is not running).
-    public func stop() {
-        guard thread != nil else { return }
-        stopRequested.store(true, ordering: .relaxed)
-        finished.wait()
-        thread = nil
-    }
+    public func stop() { worker.stop() }
 }

@@ -34,9 +34,7 @@ public final class OSCServer: @unchecked Sendable {
 
     private let sockets: [OSCSocket]
     private let inbox = Mutex(Inbox())
-    private let stopRequested = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
-    private var thread: Thread?
+    private let worker = WorkerThread(name: "repeater-osc")
     private let wakePipe: (read: Int32, write: Int32)
     private let replies = OSCReplyBudget()
     // The receiving thread's own budgets.
@@ -106,24 +104,10 @@ public final class OSCServer: @unchecked Sendable {
     }
 
     /// Starts the receiving thread.
-    public func start() {
-        guard thread == nil else { return }
-        let thread = Thread { [unowned self] in
-            self.receive()
-            self.finished.signal()
-        }
-        thread.name = "repeater-osc"
-        self.thread = thread
-        thread.start()
-    }
+    public func start() { worker.start { [unowned self] in self.receive() } }
 
     /// Stops and joins the receiving thread (within its 100 ms poll).
-    public func stop() {
-        guard thread != nil else { return }
-        stopRequested.store(true, ordering: .relaxed)
-        finished.wait()
-        thread = nil
-    }
+    public func stop() { worker.stop() }
 
     /// Control thread: hands what arrived to the dispatcher (subscriptions to the feedback, with an
     /// event each), and expires subscriptions; true for quit.
@@ -179,7 +163,7 @@ public final class OSCServer: @unchecked Sendable {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
         defer { buffer.deallocate() }
         var fds = sockets.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-        while !stopRequested.load(ordering: .relaxed) {
+        while !worker.stopping {
             guard Glibc.poll(&fds, nfds_t(fds.count), 100) > 0 else { continue }
             for index in fds.indices where fds[index].revents & Int16(POLLIN) != 0 {
                 // At most 256 packets from one socket, then the others and the stop flag get their turn.

@@ -114,13 +114,11 @@ public struct Doctor {
         var facts = Server(name: name, implementation: implementation(), sampleRate: Int(jack_get_sample_rate(client)),
                            periodFrames: Int(jack_get_buffer_size(client)), realtime: jack_is_realtime(client) != 0)
         let flags = UInt(JackPortIsPhysical.rawValue | JackPortIsInput.rawValue)
-        if let list = jack_get_ports(client, nil, JACK_DEFAULT_AUDIO_TYPE, flags) {
-            defer { jack_free(list) }
-            if let first = list[0], let port = jack_port_by_name(client, first) {
-                var range = jack_latency_range_t()
-                jack_port_get_latency_range(port, JackPlaybackLatency, &range)
-                facts.outputLatencyFrames = Int(range.max)
-            }
+        if let first = jackNames(jack_get_ports(client, nil, JACK_DEFAULT_AUDIO_TYPE, flags)).first,
+           let port = jack_port_by_name(client, first) {
+            var range = jack_latency_range_t()
+            jack_port_get_latency_range(port, JackPlaybackLatency, &range)
+            facts.outputLatencyFrames = Int(range.max)
         }
         return .success(facts)
     }

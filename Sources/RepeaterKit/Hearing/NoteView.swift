@@ -13,9 +13,7 @@ public final class NoteView: @unchecked Sendable {
     public let sampleRate: Int
     private let engine: Engine
     private let mailbox = Mutex<Mailbox>(Mailbox())
-    private let stopRequested = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
-    private var started = false
+    private let worker = WorkerThread(name: "repeater-notes")
 
     struct Mailbox {
         var report: NoteReport?
@@ -35,24 +33,18 @@ public final class NoteView: @unchecked Sendable {
     deinit { stop() }
 
     public func start() {
-        guard !started else { return }
-        started = true
+        guard !worker.isRunning else { return }
         engine.controls.tapOn.store(true, ordering: .relaxed)
-        let thread = Thread { [self] in
+        worker.start { [self] in
             _ = repeater_thread_lowest_priority()
             run()
-            finished.signal()
         }
-        thread.name = "repeater-notes"
-        thread.start()
     }
 
     public func stop() {
-        guard started else { return }
+        guard worker.isRunning else { return }  // (an old view going away must not turn a new one's tap off)
         engine.controls.tapOn.store(false, ordering: .relaxed)
-        stopRequested.store(true, ordering: .relaxed)
-        finished.wait()
-        started = false
+        worker.stop()
     }
 
     /// Control thread: the latest report, and the mode it was made in.
@@ -78,7 +70,7 @@ public final class NoteView: @unchecked Sendable {
         let analyzer = NoteAnalyzer(sampleRate: Double(sampleRate))
         var history: [Float] = []
         var fresh: [Float] = []
-        while !stopRequested.load(ordering: .relaxed) {
+        while !worker.stopping {
             usleep(100_000)
             fresh.removeAll(keepingCapacity: true)
             engine.tap.drain(into: &fresh)

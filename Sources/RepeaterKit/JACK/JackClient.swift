@@ -168,15 +168,7 @@ public final class JackClient: TransportControl, RecordingPorts {
 
     /// The full names of the ports connected to `port`, as JACK lists them.
     private func connections(of port: OpaquePointer) -> [String] {
-        guard let list = jack_port_get_all_connections(handle, port) else { return [] }
-        defer { jack_free(list) }
-        var names: [String] = []
-        var index = 0
-        while let name = list[index] {
-            names.append(String(cString: name))
-            index += 1
-        }
-        return names
+        jackNames(jack_port_get_all_connections(handle, port))
     }
 
     /// The round trip JACK reports, in frames: the playback latency of `out_1` plus the capture
@@ -270,15 +262,7 @@ public final class JackClient: TransportControl, RecordingPorts {
     }
 
     private func ports(matching pattern: String?, type: String, flags: UInt32) -> [String] {
-        guard let list = jack_get_ports(handle, pattern, type, UInt(flags)) else { return [] }
-        defer { jack_free(list) }
-        var names: [String] = []
-        var index = 0
-        while let name = list[index] {
-            names.append(String(cString: name))
-            index += 1
-        }
-        return names
+        jackNames(jack_get_ports(handle, pattern, type, UInt(flags)))
     }
 
     /// The largest playback latency downstream of our first port, in frames.
@@ -317,4 +301,18 @@ public final class JackClient: TransportControl, RecordingPorts {
         context?.release()
         context = nil
     }
+}
+
+/// The names in a list JACK returned (`jack_get_ports`, `jack_port_get_all_connections`: NULL-ended,
+/// or NULL for none), which this frees.
+func jackNames(_ list: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> [String] {
+    guard let list else { return [] }
+    defer { jack_free(list) }
+    var names: [String] = []
+    var index = 0
+    while let name = list[index] {
+        names.append(String(cString: name))
+        index += 1
+    }
+    return names
 }

@@ -36,9 +36,7 @@ public final class TakeRecorder: @unchecked Sendable {
     public let sampleRate: Int
     private let channelCount: Int
     private let shared = Mutex<(requests: [Request], results: [Result])>(([], []))
-    private let stopRequested = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
-    private var thread: Thread?
+    private let worker = WorkerThread(name: "repeater-takes")
 
     // The worker's own state.
     private let historyCapacity = 1 << 19
@@ -75,26 +73,16 @@ public final class TakeRecorder: @unchecked Sendable {
     deinit { stop() }
 
     public func start() {
-        guard thread == nil else { return }
-        let thread = Thread { [unowned self] in
-            while !self.stopRequested.load(ordering: .relaxed) {
+        worker.start { [unowned self] in
+            while !self.worker.stopping {
                 self.step()
                 usleep(10_000)
             }
-            self.finished.signal()
         }
-        thread.name = "repeater-takes"
-        self.thread = thread
-        thread.start()
     }
 
     /// Stops the thread; takes not yet complete are dropped (a take is whole or absent).
-    public func stop() {
-        guard thread != nil else { return }
-        stopRequested.store(true, ordering: .relaxed)
-        finished.wait()
-        thread = nil
-    }
+    public func stop() { worker.stop() }
 
     // MARK: control thread
 

@@ -1,0 +1,41 @@
+import Foundation
+import Synchronization
+
+/// A named thread of the control side (the disk reader, the take writer, the OSC receiver, the note
+/// view) running one loop until `stop()`: the loop checks `stopping`; `stop()` raises it and waits
+/// until the loop has returned. Started once; `stop()` without a running thread does nothing.
+final class WorkerThread: @unchecked Sendable {
+    let name: String
+    private let stopRequested = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private var running = false
+
+    init(name: String) { self.name = name }
+
+    /// Whether `stop()` was asked for: the loop's condition.
+    var stopping: Bool { stopRequested.load(ordering: .relaxed) }
+
+    /// Started and not yet stopped (the owner's thread only).
+    var isRunning: Bool { running }
+
+    /// Runs `loop` on a new thread named `name` (once).
+    func start(qualityOfService: QualityOfService? = nil, _ loop: @escaping @Sendable () -> Void) {
+        guard !running else { return }
+        running = true
+        let thread = Thread { [finished] in
+            loop()
+            finished.signal()
+        }
+        thread.name = name
+        if let qualityOfService { thread.qualityOfService = qualityOfService }
+        thread.start()
+    }
+
+    /// Asks the loop to end and waits until it has.
+    func stop() {
+        guard running else { return }
+        stopRequested.store(true, ordering: .relaxed)
+        finished.wait()
+        running = false
+    }
+}
