@@ -341,6 +341,18 @@ final class PipeWireServer {
     }
 }
 
+/// The JSON objects in a player's stdout, in order.
+func jsonLines(_ stdout: String) -> [[String: Any]] {
+    stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+}
+
+/// The periodic status lines in a player's stdout (events carry an "event" field, and some of them,
+/// the map's and the drill's, a "state" too: they are left out).
+func statusLines(_ stdout: String) -> [[String: Any]] { jsonLines(stdout).filter { $0["event"] == nil && $0["state"] != nil } }
+
+/// The JSON events named `name` in a player's stdout, in order.
+func events(_ stdout: String, _ name: String) -> [[String: Any]] { jsonLines(stdout).filter { $0["event"] as? String == name } }
+
 /// The JSON events named `event` in a player's stdout, in order.
 func jsonEvents(_ text: String, _ event: String) -> [[String: Any]] {
     text.split(separator: "\n").compactMap { line in
