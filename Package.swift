@@ -59,7 +59,7 @@ let package = Package(
         // Golden/ holds files the tests read from the source tree by path (and docs/manual.md quotes).
         .testTarget(name: "RepeaterKitTests", dependencies: ["RepeaterKit", "RepeaterLines", "RepeaterTestSupport", "RTCheck"], exclude: ["Golden"]),
         .testTarget(name: "RepeaterLinesTests", dependencies: ["RepeaterLines"]),
-        .testTarget(name: "RepeaterAnalysisTests", dependencies: ["RepeaterAnalysis", "RepeaterLines", "RepeaterTestSupport", "CAubio", "CRepeaterSupport"]),
+        .testTarget(name: "RepeaterAnalysisTests", dependencies: ["RepeaterAnalysis", "RepeaterKit", "RepeaterLines", "RepeaterTestSupport", "CAubio", "CRepeaterSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["RepeaterEngine", "RepeaterKit", "RepeaterLines", "RepeaterTestSupport", "repeater", "repeater-capture"]),
     ],
     cxxLanguageStandard: .cxx17
