@@ -25,6 +25,22 @@ public struct RealSpeechPlan: Sendable, Hashable {
     /// The line as written, part of the cache key.
     public var line: String
 
+    public init(name: String, kind: Kind, voiceSets: [String], sentenceCount: Int, seed: UInt64, pauseSeconds: ClosedRange<Double>,
+                noise: RoomTone.Kind, noiseDBFS: Double, musicPackage: String? = nil, musicPath: String? = nil, bedDB: Double = 0, line: String) {
+        self.name = name
+        self.kind = kind
+        self.voiceSets = voiceSets
+        self.sentenceCount = sentenceCount
+        self.seed = seed
+        self.pauseSeconds = pauseSeconds
+        self.noise = noise
+        self.noiseDBFS = noiseDBFS
+        self.musicPackage = musicPackage
+        self.musicPath = musicPath
+        self.bedDB = bedDB
+        self.line = line
+    }
+
     /// The plans in `path` (tab-separated: name, class, voices, sentences, seed, pause_s, noise,
     /// noise_dbfs, music, bed_db; a header line first).
     public static func plans(path: String) throws -> [RealSpeechPlan] {

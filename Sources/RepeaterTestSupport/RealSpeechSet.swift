@@ -57,15 +57,15 @@ public enum RealSpeechSet {
 
     public static func voiceEntries() throws -> [RecordedVoices.Entry] { try RecordedVoices.entries(listPath: corpusDirectory + "/voices.tsv") }
 
-    /// The recording of `plan` at `sampleRate`, from the cache or made now.
-    public static func recording(_ plan: RealSpeechPlan, sampleRate: Int) throws -> RealSpeechRecording {
-        try FileManager.default.createDirectory(atPath: cacheDirectory, withIntermediateDirectories: true)
+    /// The recording of `plan` at `sampleRate`, from the cache (`directory`) or made now.
+    public static func recording(_ plan: RealSpeechPlan, sampleRate: Int, directory: String = cacheDirectory) throws -> RealSpeechRecording {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let pool = try voiceEntries().filter { plan.voiceSets.isEmpty || plan.voiceSets.contains($0.set) }
         guard !pool.isEmpty else { throw FixtureError(message: "\(plan.name): no voice of the sets \(plan.voiceSets) in voices.tsv") }
         let key = cacheKey(plan: plan, pool: pool)
-        let base = cacheDirectory + "/\(plan.name)-\(sampleRate)"
+        let base = directory + "/\(plan.name)-\(sampleRate)"
         if let cached = try? readTruth(base + ".tsv", key: key, plan: plan, sampleRate: sampleRate, path: base + ".wav") { return cached }
-        return try make(plan, pool: pool, sampleRate: sampleRate, base: base, key: key)
+        return try make(plan, pool: pool, sampleRate: sampleRate, base: base, key: key, scratch: directory)
     }
 
     /// FNV-1a over the generator's version, the plan's line and the voices it draws from.
@@ -77,7 +77,8 @@ public enum RealSpeechSet {
         return String(hash, radix: 16)
     }
 
-    private static func make(_ plan: RealSpeechPlan, pool: [RecordedVoices.Entry], sampleRate rate: Int, base: String, key: String) throws -> RealSpeechRecording {
+    private static func make(_ plan: RealSpeechPlan, pool: [RecordedVoices.Entry], sampleRate rate: Int, base: String, key: String,
+                             scratch: String) throws -> RealSpeechRecording {
         // The draws, all before anything depends on the rate.
         var random = SplitMix64(seed: plan.seed)
         var order = pool
@@ -87,7 +88,6 @@ public enum RealSpeechSet {
         let pauses = chosen.map { _ in plan.pauseSeconds.lowerBound + (plan.pauseSeconds.upperBound - plan.pauseSeconds.lowerBound) * Double(random.nextUnit()) }
         let bedStart = Double(random.nextUnit())
 
-        let scratch = cacheDirectory
         let clips = try chosen.map { try RecordedVoices.load($0, scratchDirectory: scratch) }
         // Each clip cut to its voiced span and margin, faded, and brought to its level, at its own rate.
         var pieces: [(samples: [Float], voicedOffset: Int, voicedCount: Int, level: Double)] = []
@@ -134,7 +134,7 @@ public enum RealSpeechSet {
             for (offset, sample) in placement.samples.enumerated() where placement.start + offset < frameCount { mix[placement.start + offset] += sample }
         }
         if let musicPath = plan.musicPath {
-            let track = try musicTrack(musicPath, package: plan.musicPackage ?? "", sampleRate: rate)
+            let track = try musicTrack(musicPath, package: plan.musicPackage ?? "", sampleRate: rate, scratch: scratch)
             let meanLevel = sentences.reduce(0) { $0 + $1.levelDBFS } / Double(sentences.count)
             let bed = RoomTone.musicBed(track: track, sampleRate: rate, startFrame: Int(bedStart * Double(max(0, track.count - 4 * rate))),
                                         frameCount: frameCount, dBFS: meanLevel + plan.bedDB)
@@ -153,9 +153,9 @@ public enum RealSpeechSet {
     }
 
     /// A music track as mono at `sampleRate`.
-    static func musicTrack(_ path: String, package: String, sampleRate: Int) throws -> [Float] {
+    static func musicTrack(_ path: String, package: String, sampleRate: Int, scratch: String) throws -> [Float] {
         guard FileManager.default.fileExists(atPath: path) else { throw FixtureError(message: "'\(path)' is missing: install \(package) (scripts/setup does)") }
-        return try SoxResampler.decodeMono(path, rate: sampleRate, scratchDirectory: cacheDirectory)
+        return try SoxResampler.decodeMono(path, rate: sampleRate, scratchDirectory: scratch)
     }
 
     static func writeTruth(_ recording: RealSpeechRecording, key: String, path: String) throws {
