@@ -88,7 +88,7 @@ public enum RealSpeechSet {
         let pauses = chosen.map { _ in plan.pauseSeconds.lowerBound + (plan.pauseSeconds.upperBound - plan.pauseSeconds.lowerBound) * Double(random.nextUnit()) }
         let bedStart = Double(random.nextUnit())
 
-        let clips = try chosen.map { try RecordedVoices.load($0, scratchDirectory: scratch) }
+        let clips = try RecordedVoices.load(chosen, scratchDirectory: scratch)
         // Each clip cut to its voiced span and margin, faded, and brought to its level, at its own rate.
         var pieces: [(samples: [Float], voicedOffset: Int, voicedCount: Int, level: Double)] = []
         for (clip, target) in zip(clips, targetLevels) {

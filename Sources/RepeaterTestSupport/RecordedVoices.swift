@@ -49,16 +49,29 @@ public enum RecordedVoices {
         return entries
     }
 
-    /// The clip of `entry`, decoded (a zip member through a temporary file in `scratchDirectory`)
-    /// and measured. A missing package is one line naming it.
-    public static func load(_ entry: Entry, scratchDirectory: String) throws -> VoiceClip {
+    /// The clips of `entries`, decoded (a zip member through a temporary file in
+    /// `scratchDirectory`; each archive's directory read once) and measured. A missing package is
+    /// one line naming it.
+    public static func load(_ entries: [Entry], scratchDirectory: String) throws -> [VoiceClip] {
+        var archives: [String: StoredZipArchive] = [:]
+        return try entries.map { entry in
+            let archivePath = String(entry.path.split(separator: "!", maxSplits: 1)[0])
+            if entry.path.contains("!"), archives[archivePath] == nil, FileManager.default.fileExists(atPath: archivePath) {
+                archives[archivePath] = try StoredZipArchive(path: archivePath)
+            }
+            return try load(entry, scratchDirectory: scratchDirectory, archive: archives[archivePath])
+        }
+    }
+
+    /// The clip of `entry` (see above); `archive`, if given, is the one its path names.
+    public static func load(_ entry: Entry, scratchDirectory: String, archive: StoredZipArchive? = nil) throws -> VoiceClip {
         let parts = entry.path.split(separator: "!", maxSplits: 1).map(String.init)
         guard FileManager.default.fileExists(atPath: parts[0]) else {
             throw FixtureError(message: "'\(parts[0])' is missing: install \(entry.package) (scripts/setup does)")
         }
         let decoded: (samples: [Float], rate: Int)
         if parts.count == 2 {
-            let bytes = try StoredZipArchive(path: parts[0]).contents(of: parts[1])
+            let bytes = try (archive ?? StoredZipArchive(path: parts[0])).contents(of: parts[1])
             let temporary = scratchDirectory + "/voice-\(UUID().uuidString)." + ((parts[1] as NSString).pathExtension)
             try bytes.write(to: URL(fileURLWithPath: temporary))
             defer { try? FileManager.default.removeItem(atPath: temporary) }

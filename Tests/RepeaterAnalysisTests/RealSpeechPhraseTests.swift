@@ -16,11 +16,11 @@ struct RealSpeechPhraseTests {
         let entries = try RealSpeechSet.voiceEntries()
         let scratch = ScratchDirectory()
         var bySet: [String: [VoiceClip]] = [:]
-        for entry in entries { bySet[entry.set, default: []].append(try RecordedVoices.load(entry, scratchDirectory: scratch.path)) }
+        for clip in try RecordedVoices.load(entries, scratchDirectory: scratch.path) { bySet[clip.entry.set, default: []].append(clip) }
         for (set, clips) in bySet.sorted(by: { $0.key < $1.key }) {
             let spans = clips.map(\.voicedSeconds), quiet = clips.map(\.longestInnerQuietSeconds)
-            print("\(set): \(clips.count) clips at \(Set(clips.map(\.sampleRate)).sorted()) Hz, voiced \(spans.min()!)–\(spans.max()!) s, "
-                  + "longest inner pause \(quiet.max()!) s")
+            print("\(set): \(clips.count) clips at \(Set(clips.map(\.sampleRate)).sorted()) Hz, voiced "
+                  + String(format: "%.2f–%.2f s, longest inner pause %.2f s", spans.min()!, spans.max()!, quiet.max()!))
             #expect(clips.allSatisfy { (1.19...7.51).contains($0.voicedSeconds) && $0.longestInnerQuietSeconds < 0.3 }, "\(set)")
         }
         #expect(Set(entries.map(\.language)) == ["en", "fr", "es", "it", "ru"])

@@ -55,7 +55,16 @@ public struct PhraseDetector: Sendable {
             // Float partial sums over at most one hop (≤ a few thousand samples) vectorize and stay
             // accurate to ~1e-4 dB; the hop's total is kept in Double.
             var partial: Float = 0
-            for sample in samples[index..<(index + take)] { partial += sample * sample }
+            if let base = samples.baseAddress {
+                // A plain pointer loop: as fast as it gets in a debug build too (the tests run
+                // an hour and a half of audio through here).
+                var pointer = base + index
+                let end = pointer + take
+                while pointer < end {
+                    partial += pointer.pointee * pointer.pointee
+                    pointer += 1
+                }
+            }
             hopSumOfSquares += Double(partial)
             hopSamplesSeen += take
             index += take
