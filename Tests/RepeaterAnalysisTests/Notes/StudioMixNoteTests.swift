@@ -24,7 +24,7 @@ struct StudioMixNoteTests {
 
     /// The lead's notes: the trumpet's, at the playhead (171 ms ending in the middle of each note of
     /// at least 0.3 s) and over each whole note, right when the strongest note is the played key;
-    /// the voice's, at the playhead every 0.1 s where the voice alone is named, right when the
+    /// the voice's, at the playhead every 0.25 s where the voice alone is named, right when the
     /// strongest note is the key the voice alone gives. For the part alone, the plain mix, centre.
     static func leadShares(_ entry: StudioMixSet.Entry, analyzer: NoteAnalyzer) -> [Share] {
         let rate = entry.mix.parts.sampleRate
@@ -38,7 +38,7 @@ struct StudioMixNoteTests {
                         shares[index].add(playheadReport(analyzer, signal, endingAt: end).notes.first?.midi == truth.midi)
                     }
                 }
-                end += rate / 10
+                end += rate / 4
             }
             return shares
         }
@@ -52,24 +52,30 @@ struct StudioMixNoteTests {
         return shares
     }
 
-    /// The accompaniment's chords, bar by bar over the whole bar, root and quality right: from the
-    /// accompaniment alone, the plain mix, and sides.
-    static func chordShares(_ entry: StudioMixSet.Entry, analyzer: NoteAnalyzer) -> [Share]? {
+    /// The accompaniment's chords, bar by bar over the whole bar: the name's root and quality right,
+    /// and the chord's tones among the strongest notes' pitch classes (one more allowed, as
+    /// `ChordTally`'s "pcs in top n+1"): from the accompaniment alone, the plain mix, and sides.
+    static func chordShares(_ entry: StudioMixSet.Entry, analyzer: NoteAnalyzer) -> (names: [Share], tones: [Share])? {
         guard !entry.mix.chords.isEmpty else { return nil }
         let parts = entry.mix.parts.parts.filter { !$0.isCentred && !$0.name.hasSuffix(" reverb") }.map(\.audio)
         let accompaniment = parts.dropFirst().reduce(parts[0]) { $0 + $1 }
         let signals = [mono(accompaniment), mono(entry.input), mono(entry.sides)]
         let rate = Double(entry.mix.parts.sampleRate)
-        var shares = [Share](repeating: Share(), count: signals.count)
+        var shares = [Share](repeating: Share(), count: signals.count), tones = shares
         for chord in entry.mix.chords {
             let expected = ChordName(parsing: chord.name)!
             let range = Int(chord.startSeconds * rate)..<Int(chord.endSeconds * rate)
             for (index, signal) in signals.enumerated() {
-                let named = wholeRangeReport(analyzer, signal, range).chordName
+                let report = wholeRangeReport(analyzer, signal, range)
+                let named = report.chordName
                 shares[index].add(named?.root == expected.root && named?.quality == expected.quality)
+                var ranked: [Int] = []
+                for note in report.notes where !ranked.contains(note.midi % 12) { ranked.append(note.midi % 12) }
+                let wanted = Set((0..<12).filter { expected.pitchClassSet >> $0 & 1 == 1 })
+                tones[index].add(wanted.isSubset(of: Set(ranked.prefix(wanted.count + 1))))
             }
         }
-        return shares
+        return (shares, tones)
     }
 
     @Test("the lead's notes and the accompaniment's chords, from the mix, centre and sides")
@@ -77,8 +83,8 @@ struct StudioMixNoteTests {
         let entries = try StudioMixSet.entries.get()
         let analyzer = NoteAnalyzer(sampleRate: Double(entries[0].mix.parts.sampleRate))
         var lines = ["The note view on the studio mixes: the lead's strongest note right (trumpet: the played key, at the playhead",
-                     "mid-note and over the whole note; voice: the key the voice alone gives, every 0.1 s); the chord per bar right (root, quality)",
-                     "mix                       | panning      | reverb | lead alone |     mix |  centre | chords alone |     mix |   sides"]
+                     "mid-note and over the whole note; voice: the key the voice alone gives, every 0.25 s); the chord per bar right (root, quality)",
+                     "mix                       | panning      | reverb | lead alone |     mix |  centre | chord name, tones: alone | mix | sides"]
         var trumpetCentre = Share(), trumpetMix = Share(), chordSides = Share(), chordMix = Share()
         for entry in entries {
             let recipe = entry.mix.recipe
@@ -88,18 +94,18 @@ struct StudioMixNoteTests {
                 trumpetCentre.right += lead[2].right; trumpetCentre.count += lead[2].count
             }
             if let chords {
-                chordMix.right += chords[1].right; chordMix.count += chords[1].count
-                chordSides.right += chords[2].right; chordSides.count += chords[2].count
+                chordMix.right += chords.tones[1].right; chordMix.count += chords.tones[1].count
+                chordSides.right += chords.tones[2].right; chordSides.count += chords.tones[2].count
             }
             let name: String = recipe.name.padding(toLength: 25, withPad: " ", startingAt: 0)
             let panning: String = recipe.panningLabel.padding(toLength: 12, withPad: " ", startingAt: 0)
             let reverb: String = recipe.reverb ? "1.2 s " : "none  "
             let leadText: String = lead[0].text.leftPadded(10) + " | " + lead[1].text + " | " + lead[2].text
-            var chordText = "           — |       — |       —"
-            if let chords { chordText = chords[0].text.leftPadded(12) + " | " + chords[1].text + " | " + chords[2].text }
+            var chordText = "—"
+            if let chords { chordText = (0..<3).map { "\(chords.names[$0].right)/\(chords.tones[$0].right) of \(chords.names[$0].count)" }.joined(separator: " | ") }
             lines.append(name + " | " + panning + " | " + reverb + " | " + leadText + " | " + chordText)
         }
-        lines.append("all trumpet notes: mix \(trumpetMix.text), centre \(trumpetCentre.text); all chords: mix \(chordMix.text), sides \(chordSides.text)")
+        lines.append("all trumpet notes: mix \(trumpetMix.text), centre \(trumpetCentre.text); chord tones, all bars: mix \(chordMix.text), sides \(chordSides.text)")
         print(lines.joined(separator: "\n"))
         #expect(trumpetCentre.value >= trumpetMix.value, "centre names the lead's notes no worse than the plain mix")
     }
