@@ -20,7 +20,7 @@ public struct StereoReverb: Sendable {
     /// The two impulse responses from `seed` (the same seed, the same reverb).
     public init(rt60Seconds: Double, sampleRate: Int, seed: UInt64) {
         self.rt60Seconds = rt60Seconds
-        var generator = SeededNoise(seed: seed)
+        var generator = SplitMix64(seed: seed)
         let length = Int((rt60Seconds + 0.1) * Double(sampleRate))
         func response() -> [Float] {
             let preDelay = Int(Self.preDelaySeconds * Double(sampleRate)), buildUp = Self.buildUpSeconds * Double(sampleRate)
@@ -29,7 +29,7 @@ public struct StereoReverb: Sendable {
             var smoothed = 0.0, energy = 0.0
             var samples = [Double](repeating: 0, count: length)
             for n in preDelay..<length {
-                smoothed = pole * smoothed + (1 - pole) * generator.nextGaussian()
+                smoothed = pole * smoothed + (1 - pole) * Self.gaussian(&generator)
                 let t = Double(n - preDelay)
                 samples[n] = smoothed * min(1, t / buildUp) * exp(decay * t)
                 energy += samples[n] * samples[n]
@@ -57,24 +57,10 @@ public struct StereoReverb: Sendable {
     }
 }
 
-/// A small seeded generator (SplitMix64) for reproducible test material.
-public struct SeededNoise: Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    /// Uniform in [0, 1).
-    public mutating func next() -> Double {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
-    }
-
-    /// Standard normal (Box–Muller).
-    public mutating func nextGaussian() -> Double {
-        let u = max(next(), 1e-300), v = next()
+extension StereoReverb {
+    /// Standard normal (Box–Muller) from `generator`'s uniform 53-bit draws.
+    static func gaussian(_ generator: inout SplitMix64) -> Double {
+        let u = max(Double(generator.next() >> 11) / Double(1 << 53), 1e-300), v = Double(generator.next() >> 11) / Double(1 << 53)
         return (-2 * log(u)).squareRoot() * cos(2 * Double.pi * v)
     }
 }
