@@ -30,7 +30,7 @@ public final class WaveformOverview: @unchecked Sendable {
         guard !started else { return }
         started = true
         let thread = Thread { [self] in
-            _ = repeater_thread_lowest_priority()
+            _ = repeater_thread_set_nice(10)
             compute(path: path)
             done.signal()
         }

@@ -32,7 +32,7 @@ final class WorkerThread: @unchecked Sendable {
     }
 
     /// Asks the loop to end and waits until it has, or at most `seconds` (true: it has). A thread of
-    /// the lowest priority on a machine busy with other work can take seconds to reach its check:
+    /// a low priority on a machine busy with other work can take a second or more to reach its check:
     /// the way out of the player does not wait for it that long (the process ends it).
     @discardableResult
     func stop(waitingAtMost seconds: Double? = nil) -> Bool {
