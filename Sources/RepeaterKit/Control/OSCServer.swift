@@ -15,7 +15,7 @@ import Synchronization
 /// the control thread drains the inbox into the dispatcher and does all the sending (errors, the
 /// subscribers' status), never waiting on the network.
 public final class OSCServer: @unchecked Sendable {
-    public let listen: OSCListenAddress
+    public let listen: ListenAddress
     public var port: Int { listen.port }
     /// Where it listens: `127.0.0.1:9000`, `[::1]:9000`.
     public let endpoints: [String]
@@ -32,7 +32,7 @@ public final class OSCServer: @unchecked Sendable {
     /// (beyond: counted in `osc_errors` only); subscription changes the same.
     public static let answersPerSecond = 20.0
 
-    private let sockets: [OSCSocket]
+    private let sockets: [BoundSocket]
     private let inbox = Mutex(Inbox())
     private let worker = WorkerThread(name: "repeater-osc")
     private let wakePipe: (read: Int32, write: Int32)
@@ -55,19 +55,19 @@ public final class OSCServer: @unchecked Sendable {
     enum Item: Sendable {
         case command(Command)
         case reject(String, OSCSender)
-        case subscribe(OSCSocket, SocketAddress)
+        case subscribe(BoundSocket, SocketAddress)
         case unsubscribe(IPAddress, port: Int?)
     }
 
     /// Binds the sockets `listen` names; `allow` nil is the default (`loopback,lan`). A port in
     /// use, a foreign address, an unknown name: a one-line error (exit 2), before anything plays.
-    public init(listen: OSCListenAddress, allow: OSCAllowList? = nil, statusHz: Double = 10) throws(RepeaterError) {
+    public init(listen: ListenAddress, allow: AllowList? = nil, statusHz: Double = 10) throws(RepeaterError) {
         self.listen = listen
-        let (sockets, notes) = try OSCSocket.open(listen)
+        let (sockets, notes) = try BoundSocket.open(listen)
         self.sockets = sockets
         self.notes = notes
         endpoints = sockets.map(\.local.description)
-        allowed = (allow ?? .standard).networks(lan: OSCSocket.networks(servedBy: sockets))
+        allowed = (allow ?? .standard).networks(lan: BoundSocket.networks(servedBy: sockets))
         feedback = OSCFeedback(statusHz: statusHz)
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw RepeaterError(.failure, "cannot create a pipe for the OSC thread") }
@@ -181,7 +181,7 @@ public final class OSCServer: @unchecked Sendable {
     }
 
     /// OSC thread: one packet. The sender is checked first; nothing of a refused packet is read.
-    private func received(_ bytes: UnsafeRawBufferPointer, from storage: sockaddr_storage, length: socklen_t, on socket: OSCSocket) {
+    private func received(_ bytes: UnsafeRawBufferPointer, from storage: sockaddr_storage, length: socklen_t, on socket: BoundSocket) {
         var storage = storage
         let sender = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { IPAddress($0) } }
         guard let sender, allowed.contains(where: { $0.contains(sender) }) else {
@@ -224,16 +224,6 @@ public final class OSCServer: @unchecked Sendable {
     }
 }
 
-/// Names the calling thread for the system (`top -H`, /proc/PID/task/*/comm): Foundation's
-/// `Thread.name` stays inside the process on Linux, and glibc's `pthread_setname_np` is not visible to
-/// Swift without _GNU_SOURCE.
-private func nameThisThread(_ name: String) {
-    let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-    guard fd >= 0 else { return }
-    _ = name.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, min(15, $0.count - 1)) }
-    close(fd)
-}
-
 /// The OSC side of the status: where it listens and what it refused.
 public struct OSCStatus: Sendable {
     public var listen: [String]
@@ -255,11 +245,11 @@ public struct OSCStatus: Sendable {
 
 /// An OSC client's address: where its errors go back, from the socket its message came in on.
 public final class OSCSender: ReplyChannel, @unchecked Sendable {
-    let socket: OSCSocket
+    let socket: BoundSocket
     let address: SocketAddress
     private let budget: OSCReplyBudget
 
-    init(socket: OSCSocket, address: SocketAddress, budget: OSCReplyBudget) {
+    init(socket: BoundSocket, address: SocketAddress, budget: OSCReplyBudget) {
         self.socket = socket
         self.address = address
         self.budget = budget

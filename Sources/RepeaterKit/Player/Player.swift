@@ -13,23 +13,26 @@ public final class Player {
     /// reconnect: the state the player had when the server went away).
     private var sound: SoundOptions
     private var configuration: Engine.Configuration
-    private let keeper: SessionKeeper
+    let keeper: SessionKeeper
     private var trainer: SpeedTrainer?
     private var transportMode: TransportMode
     // Made once the JACK server's rate is known (run()); the control thread only touches them after.
     private var engine: Engine!
     private var reader: DiskReader!
     private var supply: StretcherSupply!
-    private var dispatcher: Dispatcher!
+    private(set) var dispatcher: Dispatcher!
     private var measurements: Measurements!
     private var server: JackServerProcess?
     private var client: JackClient?
     private let terminal = Terminal()
-    private let output = Output()
+    let output = Output()
     private let stdout = StdoutWriter()
     private var stdin: StdinSource!
     private var midi: MIDISource?
     private var osc: OSCServer?
+    /// The practice page (`--web`), bound before the run (Player+Surfaces.swift).
+    public var surfaces: [any ControlSurface] = []
+    var lastSurfaceStatus = Date.distantPast
     private var reportedLatency = 0
     private var hasScreen = false
     private var startAnnounced = false
@@ -371,6 +374,7 @@ public final class Player {
                 line.add("lines", lines.source)
                 line.add("line_count", lines.lines.count)
             }
+            describeSurfaces(into: &line)
             if let osc {
                 line.add("osc_port", osc.port)
                 line.addRaw("osc_listen", "[" + osc.endpoints.map(JSONLine.quote).joined(separator: ",") + "]")
@@ -392,11 +396,12 @@ public final class Player {
             }
         }
         if let osc { output.add(osc.feedback) }
+        startSurfaces()
     }
 
     /// The note view runs for the sinks that show it: the screen, JSON, OSC subscribers.
     private func startNoteView(sampleRate: Int) {
-        guard hasScreen || options.status == .json || osc != nil else { return }
+        guard hasScreen || options.status == .json || osc != nil || !surfaces.isEmpty else { return }
         let view = NoteView(engine: engine, sampleRate: sampleRate)
         view.start()
         dispatcher.noteView = view
@@ -429,6 +434,7 @@ public final class Player {
             case .nothing: break
             }
             if osc?.poll(into: dispatcher, output: output) == true { return .exit(0) }
+            if pollSurfaces() { return .exit(0) }
             pollMap()
             if midi?.poll() == true { return .exit(0) }
             if dispatcher.runQueued() { return .exit(0) }
@@ -507,11 +513,12 @@ public final class Player {
         var fds = [pollfd(fd: repeater_signal_fd(), events: Int16(POLLIN), revents: 0)]
         if stdin?.isOpen == true { fds.append(pollfd(fd: 0, events: Int16(POLLIN), revents: 0)) }
         if let osc { fds.append(pollfd(fd: osc.wakeFD, events: Int16(POLLIN), revents: 0)) }
+        for fd in surfaceWakeFDs { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
         _ = poll(&fds, nfds_t(fds.count), timeoutMilliseconds)
     }
 
     /// Gathers the state every sink reads.
-    private func snapshot() -> StatusSnapshot {
+    func snapshot() -> StatusSnapshot {
         let info = file.info
         var s = StatusSnapshot()
         s.fileName = (info.path as NSString).lastPathComponent
@@ -541,6 +548,7 @@ public final class Player {
         s.learning = dispatcher.learning
         if options.midi { s.midiIgnored = engine.status.midiIgnored.load(ordering: .relaxed) }
         if let osc { s.osc = osc.status }
+        s.page = surfaces.first?.status
         s.underruns = engine.status.underruns.load(ordering: .relaxed)
         s.xruns = client?.notifications.xruns.load(ordering: .relaxed) ?? 0
         s.missedCycles = client?.notifications.missedCycles.load(ordering: .relaxed) ?? 0
@@ -562,7 +570,10 @@ public final class Player {
         return s
     }
 
-    private func printStatus(force: Bool = false) { output.status(snapshot(), force: force) }
+    private func printStatus(force: Bool = false) {
+        updateSurfaces()
+        output.status(snapshot(), force: force)
+    }
 
     /// For the benchmark (`REPEATER_CALLBACK_STATS=path`): the whole run's callback load (mean, p99.9
     /// and worst share of a period), xruns and underruns, as one JSON object.
@@ -626,6 +637,7 @@ public final class Player {
             if dispatcher.transportMode == .drive, dispatcher.exitReason != "shutdown" { client?.stopTransport() }
         }
         osc?.stop()
+        stopSurfaces()
         mapRunner?.cancel()
         disconnect()
         output.close()
