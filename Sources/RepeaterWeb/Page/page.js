@@ -374,7 +374,12 @@ function zoomRange() {
 function draw() {
   requestAnimationFrame(draw);
   if (!page.doc) return;
-  const frames = page.doc.frames, s = page.status, head = playheadFrame();
+  const frames = page.doc.frames, s = page.status;
+  // The playhead never steps back by a little: a status line that comes late (a busy network, a
+  // server cycle late) holds it until the estimate catches up; a wrap or a seek moves it at once.
+  let head = playheadFrame();
+  if (s && s.state === "playing" && page.shownHead !== undefined && head < page.shownHead && page.shownHead - head < rate() * 0.15 * s.rate) head = page.shownHead;
+  page.shownHead = head;
   const ratio = window.devicePixelRatio || 1;
 
   const overview = $("overview");
