@@ -3,8 +3,8 @@ import Foundation
 /// A TCP client that writes HTTP requests and WebSocket frames byte by byte, for the practice page's
 /// tests: what a browser would never send (a foreign Host, a missing Origin, a frame too long) as
 /// well as what it would. It binds to a loopback address of its choice (127.0.0.2 is a second
-/// "host" on Linux), blocks with a timeout, and reads what comes back.
-public final class RawWebClient {
+/// "host" on Linux), blocks with a timeout, and reads what comes back. One thread uses it at a time.
+public final class RawWebClient: @unchecked Sendable {
     public let fd: Int32
 
     /// Connects to `host:port` (an IPv4 or IPv6 literal) from `source` (an IPv4 literal, or any);

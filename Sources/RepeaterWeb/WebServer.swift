@@ -107,7 +107,7 @@ final class WebServer: @unchecked Sendable {
     /// Makes the lws context (nothing is served before `start()`).
     init(sockets: [BoundSocket]) throws(RepeaterError) {
         self.sockets = sockets
-        names = [strdup("repeater-page"), strdup("repeater-listen")]
+        names = [strdup("repeater-page"), strdup("repeater-listen"), strdup("repeater")]
         protocols = .allocate(capacity: 3)
         protocols.initialize(repeating: lws_protocols(), count: 3)
         protocols[0].name = UnsafePointer(names[0])
@@ -128,10 +128,11 @@ final class WebServer: @unchecked Sendable {
         info.max_http_header_data = 4096
         info.max_http_header_pool = 8
         info.pt_serv_buf_size = UInt32(WebServer.chunkBytes + 1024)
-        info.server_string = UnsafePointer(strdup("repeater"))
+        info.server_string = UnsafePointer(names[2])
         info.user = Unmanaged.passUnretained(self).toOpaque()
         guard let context = lws_create_context(&info) else {
             protocols.deallocate()
+            for name in names { free(name) }
             throw RepeaterError(.failure, "the practice page's server (libwebsockets) could not start")
         }
         self.context = context
