@@ -61,7 +61,7 @@ let package = Package(
         .executableTarget(name: "repeater-capture", dependencies: ["RepeaterKit", "RepeaterTestSupport"]),
         .executableTarget(name: "repeater-bench", dependencies: ["RepeaterEngine", "RepeaterKit", "RepeaterAnalysis", "RepeaterTestSupport", "CRubberBand", "CRepeaterSupport"]),
         // libFuzzer targets for the parsers and decoders (scripts/fuzz), and their corpora's replayer.
-        .executableTarget(name: "repeater-fuzz", dependencies: ["RepeaterEngine", "RepeaterKit", "CLiblo"]),
+        .executableTarget(name: "repeater-fuzz", dependencies: ["RepeaterEngine", "RepeaterKit", "RepeaterWeb", "CLiblo"]),
         // Fixtures shared by the test targets.
         .target(name: "RepeaterTestSupport", dependencies: ["RepeaterKit", "RepeaterAnalysis", "RepeaterLines", "CFFTWDouble"]),
         .testTarget(name: "RepeaterEngineTests", dependencies: ["RepeaterEngine", "RepeaterTestSupport", "RTCheck"]),

@@ -52,7 +52,10 @@ public final class PracticePage: ControlSurface, WebHandler, @unchecked Sendable
 
     /// The page `options` ask for (none without `--web`), bound now: a port in use fails before JACK.
     public static func surfaces(for options: PlayOptions) throws(RepeaterError) -> [any ControlSurface] {
-        guard let listen = options.web else { return [] }
+        guard let listen = options.web else {
+            if options.webAllow != nil { throw .input("--web-allow needs --web [HOST:]PORT") }
+            return []
+        }
         return [try PracticePage(listen: listen, allow: options.webAllow)]
     }
 

@@ -11,7 +11,9 @@ never through events the page's script could make up.
 """
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 
 from selenium import webdriver
@@ -43,7 +45,8 @@ options.add_argument("--headless=new")
 options.add_argument("--no-sandbox")
 options.add_argument("--disable-gpu")
 options.add_argument("--disable-dev-shm-usage")
-options.add_argument(f"--user-data-dir={os.path.join(out, 'chromium-profile')}")
+profile = tempfile.mkdtemp(prefix="repeater-chromium-")
+options.add_argument(f"--user-data-dir={profile}")
 options.add_argument("--window-size=1280,800")
 options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
@@ -202,3 +205,4 @@ return (s.b - from) / (to - from) * box.width;
     emit("console", errors=errors)
 finally:
     driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)

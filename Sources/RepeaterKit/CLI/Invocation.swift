@@ -135,7 +135,6 @@ public enum Invocation {
             }
         }
         guard let path else { throw .input("play needs a FILE; see `repeater play --help`") }
-        if options.webAllow != nil, options.web == nil { throw .input("--web-allow needs --web [HOST:]PORT") }
         options.path = path
         return .play(options)
     }
