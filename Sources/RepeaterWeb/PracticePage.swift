@@ -29,8 +29,7 @@ public final class PracticePage: ControlSurface, WebHandler, @unchecked Sendable
     private var feed: PageFeed!
     private var overview: WaveformOverview?
     private var file: AudioFileInfo?
-    private let inbox = Mutex(Inbox())
-    private let wakePipe: (read: Int32, write: Int32)
+    private let inbox: WakingInbox<Item>
     // The web thread's own.
     private var peakBytes: [UInt8]?
     private var rejections = RateLimit(perSecond: PracticePage.rejectionsPerSecond)
@@ -39,12 +38,7 @@ public final class PracticePage: ControlSurface, WebHandler, @unchecked Sendable
     private let malformed = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
 
-    private struct Inbox {
-        var items: [Item] = []
-        var woken = false
-    }
-
-    private enum Item {
+    private enum Item: Sendable {
         case command(ControlCommand)
         case reject(String)
         case client(Int, opened: Bool)
@@ -73,13 +67,7 @@ public final class PracticePage: ControlSurface, WebHandler, @unchecked Sendable
         url = Self.address(listen, sockets: sockets) + (token.map { "?token=\($0)" } ?? "")
         qrRows = loopbackOnly ? [] : QRCode.rows(url)
         server = try WebServer(sockets: sockets)
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw RepeaterError(.failure, "cannot create a pipe for the practice page's thread") }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        wakePipe = (fds[0], fds[1])
+        inbox = try WakingInbox(capacity: Self.inboxCapacity, for: "practice page's")
         server.handler = self
         feed = PageFeed(server: server) { [unowned self] in
             let buckets = overview?.bucketCount ?? 0
@@ -87,18 +75,14 @@ public final class PracticePage: ControlSurface, WebHandler, @unchecked Sendable
         }
     }
 
-    deinit {
-        stop()
-        close(wakePipe.read)
-        close(wakePipe.write)
-    }
+    deinit { stop() }
 
     /// Only this computer can reach it.
     public var isLoopbackOnly: Bool { sockets.allSatisfy { $0.address.isLoopback } }
 
     // MARK: ControlSurface (the control thread)
 
-    public var wakeFD: Int32 { wakePipe.read }
+    public var wakeFD: Int32 { inbox.wakeFD }
     public var sink: any OutputSink { feed }
 
     public func describe(into line: inout JSONLine) {
@@ -129,12 +113,7 @@ public final class PracticePage: ControlSurface, WebHandler, @unchecked Sendable
     }
 
     public func poll(into sink: any CommandSink, output: Output) -> SurfacePoll {
-        var byte: UInt8 = 0
-        while read(wakePipe.read, &byte, 1) > 0 {}
-        let items = inbox.withLock { inbox -> [Item] in
-            defer { inbox.items = []; inbox.woken = false }
-            return inbox.items
-        }
+        let items = inbox.take()
         var handled = false
         for item in items {
             switch item {
@@ -228,17 +207,8 @@ public final class PracticePage: ControlSurface, WebHandler, @unchecked Sendable
 
     /// Into the inbox, as far as there is room (the rest counted as dropped); wakes the control thread.
     private func post(_ items: [Item]) {
-        let wake = inbox.withLock { inbox -> Bool in
-            let room = max(0, Self.inboxCapacity - inbox.items.count)
-            if items.count > room { dropped.add(items.count - room, ordering: .relaxed) }
-            inbox.items += items.prefix(room)
-            defer { inbox.woken = true }
-            return !inbox.woken && room > 0
-        }
-        if wake {
-            var byte: UInt8 = 1
-            _ = write(wakePipe.write, &byte, 1)
-        }
+        let lost = inbox.post(items)
+        if lost > 0 { dropped.add(lost, ordering: .relaxed) }
     }
 
     /// `/peaks`: `RPK1`, the bucket count (UInt32, little-endian), then each bucket's lowest and

@@ -401,3 +401,40 @@ final class LineWatcher {
         return count
     }
 }
+
+/// A flood beside a player: `send(index)` 10 000 times a second for 5 s on a thread of its own,
+/// while `transport off` on stdin is timed, every 150 ms, from its writing to its event (the
+/// control thread's answer). What was sent, what `send` said failed, how long it took, the latencies.
+func floodTimingStdin(_ player: Child, send: @escaping @Sendable (Int) -> Bool) throws -> (sent: Int, failed: Int, seconds: Double, latencies: [Double]) {
+    nonisolated(unsafe) var sent = 0, failed = 0
+    nonisolated(unsafe) var sendingSeconds = 0.0
+    let sending = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        let start = Date()
+        while true {
+            let elapsed = Date().timeIntervalSince(start)
+            guard elapsed < 5 else { break }
+            while sent < Int(elapsed * 10_000) {
+                if !send(sent) { failed += 1 }
+                sent += 1
+            }
+            usleep(500)
+        }
+        sendingSeconds = Date().timeIntervalSince(start)
+        sending.signal()
+    }
+    let watcher = try LineWatcher(path: player.stdoutPath, needle: "\"event\":\"transport-mode\"")
+    var latencies: [Double] = []
+    let floodEnd = Date().addingTimeInterval(4.8)
+    usleep(200_000)
+    while Date() < floodEnd {
+        let expected = watcher.count + 1
+        let written = Date()
+        player.send("transport off")
+        while watcher.update() < expected, Date().timeIntervalSince(written) < 2 { usleep(500) }
+        latencies.append(Date().timeIntervalSince(written))
+        usleep(150_000)
+    }
+    sending.wait()
+    return (sent, failed, sendingSeconds, latencies)
+}

@@ -199,43 +199,13 @@ extension JackSuites {
             let allowed = try OSCTestClient(bindTo: "127.0.0.2")
             let valid = OSCTestClient.message(path: "/repeater/volume", types: "f", arguments: [.float(0)])  // harmless: 0 dB
             let malformed = OSCTestClient.padded("/repeater/volume") + OSCTestClient.padded(",f")  // a type without its value
-            nonisolated(unsafe) var sent = 0, failed = 0
-            nonisolated(unsafe) var sendingSeconds = 0.0
-            let sending = DispatchSemaphore(value: 0)
-            Thread.detachNewThread {
-                let start = Date()
-                while true {
-                    let elapsed = Date().timeIntervalSince(start)
-                    guard elapsed < 5 else { break }
-                    while sent < Int(elapsed * 10_000) {
-                        let ok: Bool
-                        switch sent % 3 {
-                        case 0: ok = refused.sendRaw(to: port, valid)
-                        case 1: ok = allowed.sendRaw(to: port, malformed)
-                        default: ok = allowed.sendRaw(to: port, valid)
-                        }
-                        if !ok { failed += 1 }
-                        sent += 1
-                    }
-                    usleep(500)
+            let (sent, failed, sendingSeconds, latencies) = try floodTimingStdin(player) { index in
+                switch index % 3 {
+                case 0: return refused.sendRaw(to: port, valid)
+                case 1: return allowed.sendRaw(to: port, malformed)
+                default: return allowed.sendRaw(to: port, valid)
                 }
-                sendingSeconds = Date().timeIntervalSince(start)
-                sending.signal()
             }
-            // The control thread's answer to stdin during the flood: the time from writing a line to its event.
-            let watcher = try LineWatcher(path: player.stdoutPath, needle: "\"event\":\"transport-mode\"")
-            var latencies: [Double] = []
-            let floodEnd = Date().addingTimeInterval(4.8)
-            usleep(200_000)
-            while Date() < floodEnd {
-                let expected = watcher.count + 1
-                let written = Date()
-                player.send("transport off")
-                while watcher.update() < expected, Date().timeIntervalSince(written) < 2 { usleep(500) }
-                latencies.append(Date().timeIntervalSince(written))
-                usleep(150_000)
-            }
-            sending.wait()
             let cpuAfter = threadCPUSeconds(pid: pid, name: "repeater-osc")
             usleep(1_200_000)
             let after = lastStatus(player.stdout)

@@ -229,37 +229,7 @@ extension JackSuites.PagePlayTests {
         let cpuBefore = threadCPUSeconds(pid: pid, name: "repeater-web")
         let messages = [RawWebClient.frame(Array(#"{"command":"volume 0dB"}"#.utf8)), RawWebClient.frame(Array(#"{"key":"#.utf8)),
                         RawWebClient.frame(Array(#"{"key":"x"}"#.utf8))]
-        nonisolated(unsafe) var sent = 0, failed = 0
-        nonisolated(unsafe) var sendingSeconds = 0.0
-        let sending = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            let start = Date()
-            while true {
-                let elapsed = Date().timeIntervalSince(start)
-                guard elapsed < 5 else { break }
-                while sent < Int(elapsed * 10_000) {
-                    if !socket.write(messages[sent % 3]) { failed += 1 }
-                    sent += 1
-                }
-                usleep(500)
-            }
-            sendingSeconds = Date().timeIntervalSince(start)
-            sending.signal()
-        }
-        // The control thread's answer to stdin during the flood: from writing a line to its event.
-        let watcher = try LineWatcher(path: player.stdoutPath, needle: "\"event\":\"transport-mode\"")
-        var latencies: [Double] = []
-        let floodEnd = Date().addingTimeInterval(4.8)
-        usleep(200_000)
-        while Date() < floodEnd {
-            let expected = watcher.count + 1
-            let written = Date()
-            player.send("transport off")
-            while watcher.update() < expected, Date().timeIntervalSince(written) < 2 { usleep(500) }
-            latencies.append(Date().timeIntervalSince(written))
-            usleep(150_000)
-        }
-        sending.wait()
+        let (sent, failed, sendingSeconds, latencies) = try floodTimingStdin(player) { socket.write(messages[$0 % 3]) }
         let cpuAfter = threadCPUSeconds(pid: pid, name: "repeater-web")
         usleep(1_200_000)
         let after = statusLines(player.stdout).last ?? [:]

@@ -33,9 +33,8 @@ public final class OSCServer: @unchecked Sendable {
     public static let answersPerSecond = 20.0
 
     private let sockets: [BoundSocket]
-    private let inbox = Mutex(Inbox())
+    private let inbox: WakingInbox<Item>
     private let worker = WorkerThread(name: "repeater-osc")
-    private let wakePipe: (read: Int32, write: Int32)
     private let replies = OSCReplyBudget()
     // The receiving thread's own budgets.
     private var rejections = RateLimit(perSecond: OSCServer.answersPerSecond)
@@ -45,12 +44,6 @@ public final class OSCServer: @unchecked Sendable {
     private let rejected = Atomic<Int>(0)
     private let refused = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
-
-    private struct Inbox {
-        var items: [Item] = []
-        /// A byte is in the pipe that the control thread has not drained yet.
-        var woken = false
-    }
 
     enum Item: Sendable {
         case command(Command)
@@ -69,26 +62,16 @@ public final class OSCServer: @unchecked Sendable {
         endpoints = sockets.map(\.local.description)
         allowed = (allow ?? .standard).networks(lan: BoundSocket.networks(servedBy: sockets))
         feedback = OSCFeedback(statusHz: statusHz)
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw RepeaterError(.failure, "cannot create a pipe for the OSC thread") }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        wakePipe = (fds[0], fds[1])
+        inbox = try WakingInbox(capacity: Self.inboxCapacity, for: "OSC")
     }
 
-    deinit {
-        stop()
-        close(wakePipe.read)
-        close(wakePipe.write)
-    }
+    deinit { stop() }
 
     /// Only this computer's programs can reach it (every socket is bound to a loopback address).
     public var isLoopbackOnly: Bool { sockets.allSatisfy { $0.local.ip.isLoopback } }
 
     /// The control thread polls this; a byte arrives when the inbox gets its first item.
-    public var wakeFD: Int32 { wakePipe.read }
+    public var wakeFD: Int32 { inbox.wakeFD }
 
     /// Packets that could not be decoded, and messages refused (unknown address, wrong arguments).
     public var errors: Int { malformed.load(ordering: .relaxed) + rejected.load(ordering: .relaxed) }
@@ -112,14 +95,7 @@ public final class OSCServer: @unchecked Sendable {
     /// Control thread: hands what arrived to the dispatcher (subscriptions to the feedback, with an
     /// event each), and expires subscriptions; true for quit.
     public func poll(into sink: any CommandSink, output: Output) -> Bool {
-        var byte: UInt8 = 0
-        while read(wakePipe.read, &byte, 1) > 0 {}
-        let items = inbox.withLock { inbox -> [Item] in
-            let taken = inbox.items
-            inbox.items = []
-            inbox.woken = false
-            return taken
-        }
+        let items = inbox.take()
         let now = RateLimit.now()
         for item in items {
             switch item {
@@ -209,18 +185,8 @@ public final class OSCServer: @unchecked Sendable {
                 if rejections.take() { items.append(.reject(error.message, OSCSender(socket: socket, address: address, budget: replies))) }
             }
         }
-        guard !items.isEmpty else { return }
-        let wake = inbox.withLock { inbox -> Bool in
-            let room = max(0, Self.inboxCapacity - inbox.items.count)
-            if items.count > room { dropped.add(items.count - room, ordering: .relaxed) }
-            inbox.items += items.prefix(room)
-            defer { inbox.woken = true }
-            return !inbox.woken && room > 0
-        }
-        if wake {
-            var byte: UInt8 = 1
-            _ = write(wakePipe.write, &byte, 1)
-        }
+        let lost = inbox.post(items)
+        if lost > 0 { dropped.add(lost, ordering: .relaxed) }
     }
 }
 
