@@ -54,8 +54,10 @@ public final class PracticePage: ControlSurface, WebHandler, @unchecked Sendable
     }
 
     /// Binds the sockets `listen` names; `allow` nil is the default (`loopback,lan`). Beyond the
-    /// loopback, the page needs a token (a new one each run).
-    public init(listen: ListenAddress, allow: AllowList? = nil, token fixedToken: String? = nil) throws(RepeaterError) {
+    /// loopback, the page needs a token (a new one each run; the tests give their own, and a
+    /// shorter `idleSeconds`).
+    public init(listen: ListenAddress, allow: AllowList? = nil, token fixedToken: String? = nil,
+                idleSeconds: Int32 = 15) throws(RepeaterError) {
         self.listen = listen
         (sockets, bindNotes) = try BoundSocket.open(listen, kind: .stream, service: "the practice page", option: "--web")
         let loopbackOnly = sockets.allSatisfy { $0.address.isLoopback }
@@ -66,7 +68,7 @@ public final class PracticePage: ControlSurface, WebHandler, @unchecked Sendable
         access = PageAccess(port: listen.port, hostNames: PageAccess.hostNames(sockets: sockets, given: given), token: token)
         url = Self.address(listen, sockets: sockets) + (token.map { "?token=\($0)" } ?? "")
         qrRows = loopbackOnly ? [] : QRCode.rows(url)
-        server = try WebServer(sockets: sockets)
+        server = try WebServer(sockets: sockets, idleSeconds: idleSeconds)
         inbox = try WakingInbox(capacity: Self.inboxCapacity, for: "practice page's")
         server.handler = self
         feed = PageFeed(server: server) { [unowned self] in

@@ -215,7 +215,7 @@ extension WebServer {
         wsiOfClient[client.id] = wsi
         mail.withLock { mail in mail.boxes[client.id] = Mailbox(document: mail.lastDocument, status: mail.lastStatus) }
         clientCount.store(clients.count, ordering: .relaxed)
-        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_REASON_BASE, Self.idleSeconds)
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_REASON_BASE, idleSeconds)
         handler?.opened(client: client.id)
         lws_callback_on_writable(wsi)
     }
@@ -232,7 +232,7 @@ extension WebServer {
     /// binary or longer message closes the connection (1003, 1009).
     private func receive(_ wsi: OpaquePointer, key: UInt, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         guard let client = clients[key] else { return -1 }
-        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_REASON_BASE, Self.idleSeconds)
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_REASON_BASE, idleSeconds)
         if lws_frame_is_binary(wsi) != 0 {
             return refuse(wsi, client, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "a binary message (the page sends JSON text)")
         }

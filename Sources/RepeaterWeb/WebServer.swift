@@ -39,7 +39,8 @@ final class WebServer: @unchecked Sendable {
     static let maximumMessageBytes = 4096
     static let maximumQueuedEvents = 64
     /// A page that sends nothing (not even its heartbeat, every 5 s) for this long is closed.
-    static let idleSeconds: Int32 = 15
+    static let standardIdleSeconds: Int32 = 15
+    let idleSeconds: Int32
     /// HTTP bodies are written in pieces of at most this many bytes.
     static let chunkBytes = 16_384
 
@@ -105,8 +106,9 @@ final class WebServer: @unchecked Sendable {
     }
 
     /// Makes the lws context (nothing is served before `start()`).
-    init(sockets: [BoundSocket]) throws(RepeaterError) {
+    init(sockets: [BoundSocket], idleSeconds: Int32 = WebServer.standardIdleSeconds) throws(RepeaterError) {
         self.sockets = sockets
+        self.idleSeconds = idleSeconds
         names = [strdup("repeater-page"), strdup("repeater-listen"), strdup("repeater")]
         protocols = .allocate(capacity: 3)
         protocols.initialize(repeating: lws_protocols(), count: 3)

@@ -26,8 +26,8 @@ private final class TestPage {
     let sink = RecordingSink()
     let output = Output()
 
-    init(host: String? = nil, allow: AllowList? = nil, token: String? = nil) throws {
-        (page, port) = try Self.bind(host: host, allow: allow, token: token)
+    init(host: String? = nil, allow: AllowList? = nil, token: String? = nil, idleSeconds: Int32 = WebServer.standardIdleSeconds) throws {
+        (page, port) = try Self.bind(host: host, allow: allow, token: token, idleSeconds: idleSeconds)
         let path = scratch.file("page.wav")
         let writer = try AudioFileWriter(path: path, format: .wav, sampleRate: 48_000, channelCount: 1)
         let samples = (0..<96_000).map { frame -> Float in frame < 48_000 ? 0 : (frame / 50 % 2 == 0 ? 1 : -1) }
@@ -37,12 +37,13 @@ private final class TestPage {
     }
 
     /// A page on a free port (a few tries: another program may hold the one drawn).
-    private static func bind(host: String?, allow: AllowList?, token: String?) throws -> (PracticePage, Int) {
+    private static func bind(host: String?, allow: AllowList?, token: String?, idleSeconds: Int32) throws -> (PracticePage, Int) {
         var lastError: RepeaterError?
         for _ in 0..<10 {
             let port = Int.random(in: 40_000...59_000)
             do {
-                return (try PracticePage(listen: ListenAddress(host: host.map { .named($0) } ?? .loopback, port: port), allow: allow, token: token), port)
+                return (try PracticePage(listen: ListenAddress(host: host.map { .named($0) } ?? .loopback, port: port), allow: allow,
+                                         token: token, idleSeconds: idleSeconds), port)
             } catch {
                 lastError = error
             }
@@ -73,9 +74,9 @@ private final class TestPage {
         return client
     }
 
-    /// Polls the page as the control loop does (woken by its pipe) until `done` holds or 5 s pass.
-    func pollUntil(_ done: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(5)
+    /// Polls the page as the control loop does (woken by its pipe) until `done` holds or `timeout` s pass.
+    func pollUntil(timeout: Double = 5, _ done: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
         while !done(), Date() < deadline {
             var fd = pollfd(fd: page.wakeFD, events: Int16(POLLIN), revents: 0)
             _ = poll(&fd, 1, 50)
@@ -274,5 +275,25 @@ struct PageServerTests {
         #expect((fields["peaks"] as? [String: Any])?["ready"] as? Bool == true)
         let status = try #require(socket.nextText { $0.contains("\"state\"") })
         #expect(status.contains("\"frame\":4242") && status.contains("\"mono_ms\""))
+    }
+
+    @Test("a page that sends nothing, not even its heartbeat, is closed after the idle time (here 2 s); one that sends its heartbeat stays")
+    func idle() throws {
+        let test = try TestPage(idleSeconds: 2)
+        let silent = try test.socket()
+        let beating = try test.socket()
+        #expect(test.pollUntil { test.page.status.clients == 2 })
+        let start = Date()
+        var closedAfter: Double?
+        while Date().timeIntervalSince(start) < 4 {
+            #expect(beating.sendText(#"{"ping":1}"#))
+            _ = test.pollUntil(timeout: 0.5) { test.page.status.clients < 2 }
+            if closedAfter == nil, test.page.status.clients == 1 { closedAfter = Date().timeIntervalSince(start) }
+        }
+        print("the silent page was closed after \(closedAfter.map { String(format: "%.2f", $0) } ?? "—") s")
+        #expect(closedAfter.map { $0 >= 1.5 && $0 < 4 } == true)
+        #expect(silent.nextText { _ in false } == nil, "the silent page's connection is still open")
+        #expect(beating.sendText(#"{"key":"]"}"#))
+        #expect(test.pollUntil { test.sink.commands.count == 1 }, "the beating page was closed too")
     }
 }
