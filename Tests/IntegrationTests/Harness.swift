@@ -78,7 +78,12 @@ final class Child {
     let stderrPath: String
     private let input = Pipe()
 
+    /// A write to a child that has exited gets EPIPE (reported by `send`), not a SIGPIPE that would
+    /// end the whole test run.
+    private static let pipeSignalIgnored: Void = { _ = Glibc.signal(SIGPIPE, SIG_IGN) }()
+
     init(_ path: String, _ arguments: [String], environment: [String: String] = [:], in directory: String) throws {
+        Self.pipeSignalIgnored
         self.directory = directory
         let id = UUID().uuidString.prefix(8)
         stdoutPath = directory + "/stdout-\(id)"
@@ -104,17 +109,47 @@ final class Child {
 
     var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
     var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    /// The program's name, for messages.
+    var name: String { process.executableURL?.lastPathComponent ?? "child" }
 
-    func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+    /// Why the child is no longer there to talk to: "player exited with status S: <stderr>".
+    var exitReport: String {
+        let status = process.isRunning ? "still running" : "exited with status \(process.terminationStatus)"
+        let tail = stderr.split(separator: "\n").suffix(5).joined(separator: " | ")
+        return "\(name == "repeater" ? "player" : name) \(status): \(tail.isEmpty ? "(nothing on stderr)" : tail)"
+    }
+
+    /// Sends one line to the child's stdin. A child that has exited (its stdin closed) is reported
+    /// once as an issue of the test, with its status and stderr, and the test goes on: a closed
+    /// pipe never ends the test run.
+    func send(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        do {
+            try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+        } catch {
+            if !reportedExit {
+                reportedExit = true
+                Issue.record("could not send '\(line)': \(exitReport)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+    private var reportedExit = false
     func closeInput() { try? input.fileHandleForWriting.close() }
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
-    /// Waits until `predicate` holds on stdout (polling), or `timeout` seconds pass.
-    func waitForOutput(timeout: Double = 10, _ predicate: (String) -> Bool) -> Bool {
+    /// Waits until `predicate` holds on stdout (polling), or `timeout` seconds pass. A child that
+    /// exits before it holds is reported as an issue with its status and stderr.
+    func waitForOutput(timeout: Double = 10, sourceLocation: SourceLocation = #_sourceLocation, _ predicate: (String) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if predicate(stdout) { return true }
-            if !process.isRunning { return predicate(stdout) }
+            if !process.isRunning {
+                if predicate(stdout) { return true }
+                if !reportedExit {
+                    reportedExit = true
+                    Issue.record("waited for output in vain: \(exitReport)", sourceLocation: sourceLocation)
+                }
+                return false
+            }
             usleep(20_000)
         }
         return false

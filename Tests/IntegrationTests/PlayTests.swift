@@ -106,6 +106,26 @@ extension JackSuites {
             #expect(!JackServerProcess.jackdProcessExists(name: String(name)))
         }
 
+        @Test("a player killed outright (SIGKILL, as a crash) leaves no private server running: its guardian stops jackd with one SIGTERM, cleanly")
+        func crashLeavesNoServer() throws {
+            let scratch = ScratchDirectory()
+            let path = scratch.file("long.wav")
+            try writeRamp(path: path, frames: 48_000 * 30, channels: 1, format: .wav16)
+            let player = try Child(repeaterPath, ["play", path, "--start-server", "--connect", "none", "--status", "json"], in: scratch.path)
+            #expect(player.waitForOutput(timeout: 20) { $0.contains("\"state\":\"playing\"") })
+            let words = player.stderr.split(separator: "'")
+            try #require(words.count >= 2 && player.stderr.contains("started a private JACK server"), "\(player.stderr)")
+            let name = String(words[1])
+            #expect(JackServerProcess.jackdProcessExists(name: name))
+            player.signal(SIGKILL)
+            _ = player.finish(timeout: 5)
+            // jackd takes up to ~6 s to stop when a client died under it.
+            let deadline = Date().addingTimeInterval(25)
+            while JackServerProcess.jackdProcessExists(name: name), Date() < deadline { usleep(100_000) }
+            #expect(!JackServerProcess.jackdProcessExists(name: name), "jackd '\(name)' still runs after its player was killed")
+            #expect(JackServerProcess.staleFiles(name: name).isEmpty, "jackd '\(name)' left \(JackServerProcess.staleFiles(name: name))")
+        }
+
         @Test("the JACK server going away ends the player with a message and exit 3")
         func serverShutdown() throws {
             let server = try TestServer()
