@@ -73,7 +73,7 @@ public final class PracticePage: ControlSurface, WebHandler, @unchecked Sendable
         server.handler = self
         feed = PageFeed(server: server) { [unowned self] in
             let buckets = overview?.bucketCount ?? 0
-            return (file, PageFeed.PeakState(ready: overview.map { $0.extremes().done == buckets } ?? false, buckets: buckets))
+            return (file, PageFeed.PeakState(ready: overview.map { $0.doneCount == buckets } ?? false, buckets: buckets))
         }
     }
 
@@ -216,16 +216,14 @@ public final class PracticePage: ControlSurface, WebHandler, @unchecked Sendable
     /// `/peaks`: `RPK1`, the bucket count (UInt32, little-endian), then each bucket's lowest and
     /// highest sample as two Int8 (×127). 503 until the whole file is read.
     private func peaks() -> WebResponse {
-        if peakBytes == nil, let overview {
-            let (low, high, done) = overview.extremes()
-            if done == overview.bucketCount {
-                var bytes = Array("RPK1".utf8)
-                withUnsafeBytes(of: UInt32(overview.bucketCount).littleEndian) { bytes += $0 }
-                bytes.reserveCapacity(bytes.count + 2 * low.count)
-                func level(_ value: Float) -> UInt8 { UInt8(bitPattern: Int8((max(-1, min(1, value)) * 127).rounded())) }
-                for index in low.indices { bytes += [level(low[index]), level(high[index])] }
-                peakBytes = bytes
-            }
+        if peakBytes == nil, let overview, overview.doneCount == overview.bucketCount {
+            let (low, high, _) = overview.extremes()
+            var bytes = Array("RPK1".utf8)
+            withUnsafeBytes(of: UInt32(overview.bucketCount).littleEndian) { bytes += $0 }
+            bytes.reserveCapacity(bytes.count + 2 * low.count)
+            func level(_ value: Float) -> UInt8 { UInt8(bitPattern: Int8((max(-1, min(1, value)) * 127).rounded())) }
+            for index in low.indices { bytes += [level(low[index]), level(high[index])] }
+            peakBytes = bytes
         }
         guard let peakBytes else { return .text(503, "Service Unavailable", "the peaks are being computed: the page asks again when they are ready") }
         return WebResponse(status: 200, reason: "OK", contentType: "application/octet-stream", body: peakBytes)

@@ -51,6 +51,9 @@ public final class WaveformOverview: @unchecked Sendable {
         started = false
     }
 
+    /// How many buckets are known.
+    public var doneCount: Int { finished.load(ordering: .acquiring) }
+
     /// The peaks |x| known so far (the rest are 0) and how many are known.
     public func snapshot() -> (peaks: [Float], done: Int) {
         let count = finished.load(ordering: .acquiring)
