@@ -144,7 +144,8 @@ function renderLoops() {
     button.textContent = index < 9 ? `${index + 1} ${loop.name}` : loop.name;
     button.title = `${formatTime(loop.a)} – ${formatTime(loop.b)}`;
     button.dataset.name = loop.name;
-    button.addEventListener("click", () => command(`loop ${loop.name}`));
+    // The first nine by their key (a name such as "1:00-1:10" would read as times in `loop NAME`).
+    button.addEventListener("click", () => (index < 9 ? key(String(index + 1)) : command(`loop ${loop.name}`)));
     const remove = document.createElement("button");
     remove.className = "del";
     remove.textContent = "×";
