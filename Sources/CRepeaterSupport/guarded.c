@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -46,9 +47,15 @@ static void guard(const char *path, char *const argv[], int out_fd, int control,
     struct sigaction ignore;
     memset(&ignore, 0, sizeof ignore);
     ignore.sa_handler = SIG_IGN;
+    // Only the control pipe's end or the program's own end ends the guardian: a signal meant for
+    // its starter (a forked copy, it shares its command line: `pkill -f` finds both) must not
+    // orphan the program.
     sigaction(SIGINT, &ignore, NULL);
     sigaction(SIGHUP, &ignore, NULL);
+    sigaction(SIGTERM, &ignore, NULL);
+    sigaction(SIGQUIT, &ignore, NULL);
     sigaction(SIGPIPE, &ignore, NULL);
+    prctl(PR_SET_NAME, "repeater-guard", 0, 0, 0);
     pid_t child = fork();
     if (child == 0) {
         default_signals();

@@ -299,7 +299,7 @@ func captureLostFrames(_ logPath: String, period: Int = 256) -> Int {
 /// run on it under `pw-jack`. Stopped by one SIGTERM and a wait.
 final class PipeWireServer {
     let runtime: String
-    private let process = Process()
+    private var process: GuardedProcess?
 
     /// Whether a private PipeWire starts on this machine (tried once).
     static let available: Bool = {
@@ -313,13 +313,10 @@ final class PipeWireServer {
     init() throws {
         runtime = NSTemporaryDirectory() + "repeater-pw-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/pipewire")
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_RUNTIME_DIR"] = runtime
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        // Under a guardian, like the test jackd: a crashed test leaves no pipewire running.
+        let process = try GuardedProcess(path: "/usr/bin/env", arguments: ["XDG_RUNTIME_DIR=\(runtime)", "/usr/bin/pipewire"],
+                                         outputPath: "/dev/null")
+        self.process = process
         let deadline = Date().addingTimeInterval(10)
         while !FileManager.default.fileExists(atPath: runtime + "/pipewire-0") {
             if Date() > deadline || !process.isRunning {
@@ -337,12 +334,24 @@ final class PipeWireServer {
     var environment: [String: String] { ["XDG_RUNTIME_DIR": runtime] }
 
     func stop() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
+        guard let process, process.isRunning else { return }
+        process.terminate()
+        process.wait(timeout: 30)
         try? FileManager.default.removeItem(atPath: runtime)
     }
 }
+
+/// The JSON objects in a player's stdout, in order.
+func jsonLines(_ stdout: String) -> [[String: Any]] {
+    stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+}
+
+/// The periodic status lines in a player's stdout (events carry an "event" field, and some of them,
+/// the map's and the drill's, a "state" too: they are left out).
+func statusLines(_ stdout: String) -> [[String: Any]] { jsonLines(stdout).filter { $0["event"] == nil && $0["state"] != nil } }
+
+/// The JSON events named `name` in a player's stdout, in order.
+func events(_ stdout: String, _ name: String) -> [[String: Any]] { jsonLines(stdout).filter { $0["event"] as? String == name } }
 
 /// The JSON events named `event` in a player's stdout, in order.
 func jsonEvents(_ text: String, _ event: String) -> [[String: Any]] {

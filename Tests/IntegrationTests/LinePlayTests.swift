@@ -108,6 +108,39 @@ extension JackSuites {
             #expect(saved.linesSource == "steady.srt")
         }
 
+        @Test("play --phrases auto drills the very phrases `repeater phrases` writes: recorded voices in room tone, every line at the same frames")
+        func automaticPhrasesAreTheDrillLines() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            // Eight recorded sentences (English and French voices) 0.35–1.5 s apart in room tone at
+            // −50 dBFS: the real-speech set's material, small.
+            let plan = RealSpeechPlan(name: "drill-speech", kind: .speech, voiceSets: ["wz-en", "ast-fr"], sentenceCount: 8, seed: 5,
+                                      pauseSeconds: 0.35...1.5, noise: .room, noiseDBFS: -50, line: "integration drill-speech")
+            let recording = try RealSpeechSet.recording(plan, sampleRate: 44_100, directory: scratch.path)
+            let written = try run(repeaterPath, ["phrases", recording.path, "--format", "json"], in: scratch.path)
+            #expect(written.status == 0, "\(written.stderr)")
+            let phrases = try #require(try JSONSerialization.jsonObject(with: Data(written.stdout.utf8)) as? [[String: Any]])
+            let spans = phrases.map { Int((($0["start_s"] as? Double ?? 0) * 44_100).rounded())..<Int((($0["end_s"] as? Double ?? 0) * 44_100).rounded()) }
+            let tally = SentenceTally(phrases: spans, voicedSpans: recording.sentences.map { $0.voicedStartFrame..<$0.voicedEndFrame })
+            print("\(recording.sentences.count) sentences, \(phrases.count) phrases: \(tally.wholeAndAloneCount) whole and alone")
+            #expect(tally.wholeAndAloneCount == recording.sentences.count)
+
+            let player = try Child(repeaterPath, ["play", recording.path, "--phrases", "auto", "--server", server.name, "--connect", "none",
+                                                  "--status", "json"], in: scratch.path)
+            #expect(player.waitForOutput { $0.contains("\"event\":\"start\"") }, "\(player.stderr)")
+            let start = try #require(jsonEvents(player.stdout, "start").first)
+            #expect(start["line_count"] as? Int == phrases.count && start["lines"] as? String == "automatic phrases", "\(start)")
+            for (index, phrase) in phrases.enumerated() {
+                player.send("line \(index + 1)")
+                #expect(player.waitForOutput { $0.contains("\"event\":\"line\",\"index\":\(index + 1),") }, "line \(index + 1): \(player.stdout)")
+                let line = try #require(jsonEvents(player.stdout, "line").last { $0["index"] as? Int == index + 1 })
+                #expect(abs((line["start_s"] as? Double ?? -1) - (phrase["start_s"] as? Double ?? -2)) < 0.0015
+                        && abs((line["end_s"] as? Double ?? -1) - (phrase["end_s"] as? Double ?? -2)) < 0.0015, "line \(index + 1): \(line) \(phrase)")
+            }
+            player.send("quit")
+            #expect(player.finish().status == 0)
+        }
+
         @Test("the file beside the recording is found; line next/prev/N/again and the line loop from stdin; line events with the text; a stopped drill resumes at its line")
         func linesFromStdin() throws {
             let server = try TestServer()

@@ -4,13 +4,6 @@ import RepeaterTestSupport
 import Testing
 
 
-/// The JSON objects in a text, one a line.
-private func jsonLines(_ text: String) -> [[String: Any]] {
-    text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-}
-
-private func statusLines(_ stdout: String) -> [[String: Any]] { jsonLines(stdout).filter { $0["event"] == nil && $0["state"] != nil } }
-
 private func webPort() -> Int { Int.random(in: 40_000...49_000) }
 
 /// 24 s of a real recording (Frozen Bubble's theme, from Debian's frozen-bubble-data) at its own

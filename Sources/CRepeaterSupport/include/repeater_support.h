@@ -50,9 +50,9 @@ int repeater_thread_lowest_priority(void);
 /// the child of a small guardian process. The guardian ends when the program ends (with its exit
 /// status), and when `*control_fd` closes (the caller closed it, exited or crashed: the kernel
 /// closes it) it sends the program one SIGTERM and waits for it, however long: never SIGKILL (a
-/// jackd killed so keeps its slot in JACK's shared-memory registry). The guardian ignores SIGINT and
-/// SIGHUP (the program gets them from the terminal itself) and holds no other descriptor of the
-/// caller's. Control thread: forks; the guardian calls only async-signal-safe functions.
+/// jackd killed so keeps its slot in JACK's shared-memory registry). The guardian ignores SIGINT,
+/// SIGHUP, SIGTERM and SIGQUIT (the program gets the terminal's itself), and holds no other
+/// descriptor of the caller's. Control thread: forks; the guardian calls only async-signal-safe functions.
 /// Returns the guardian's pid, or -1 with errno set. `*child_pid` is the program's pid.
 int repeater_spawn_guarded(const char *path, char *const argv[], int out_fd, int *control_fd, int *child_pid);
 
