@@ -446,10 +446,10 @@ final class LineWatcher {
     }
 }
 
-/// A flood beside a player: `send(index)` 10 000 times a second for 5 s on a thread of its own,
+/// A flood beside a player: `send(index)` `perSecond` times a second for 5 s on a thread of its own,
 /// while `transport off` on stdin is timed, every 150 ms, from its writing to its event (the
 /// control thread's answer). What was sent, what `send` said failed, how long it took, the latencies.
-func floodTimingStdin(_ player: Child, send: @escaping @Sendable (Int) -> Bool) throws -> (sent: Int, failed: Int, seconds: Double, latencies: [Double]) {
+func floodTimingStdin(_ player: Child, perSecond: Int = 10_000, send: @escaping @Sendable (Int) -> Bool) throws -> (sent: Int, failed: Int, seconds: Double, latencies: [Double]) {
     nonisolated(unsafe) var sent = 0, failed = 0
     nonisolated(unsafe) var sendingSeconds = 0.0
     let sending = DispatchSemaphore(value: 0)
@@ -458,7 +458,7 @@ func floodTimingStdin(_ player: Child, send: @escaping @Sendable (Int) -> Bool) 
         while true {
             let elapsed = Date().timeIntervalSince(start)
             guard elapsed < 5 else { break }
-            while sent < Int(elapsed * 10_000) {
+            while sent < Int(elapsed * Double(perSecond)) {
                 if !send(sent) { failed += 1 }
                 sent += 1
             }
