@@ -175,89 +175,25 @@ func run(_ path: String, _ arguments: [String], environment: [String: String] = 
     try Child(path, arguments, environment: environment, in: directory).finish(timeout: timeout)
 }
 
-/// Captures what `repeater play` sends: starts `repeater-capture`, runs the player connected to it,
-/// then stops the capture and returns what it recorded (planar).
-///
-/// With `expected` (what `expectExactlyOnce` will compare): a capture that is not exactly it, from a
-/// run in which the graph lost frames between the two clients (the capture's log: cycles it was
-/// skipped in, xruns; even `jackd -R` on this virtual machine has its driver's timer wake late by
-/// up to 7 ms now and then, idle), says nothing about repeater: it is run again, at most three
-/// times in all, saying so, with a session the run wrote removed first. A mismatch without a lost
-/// frame is never run again.
+/// Captures what `repeater play` sends: starts `repeater-capture` (with its log), runs the player
+/// connected to it, then stops the capture and returns what it recorded (planar) and what the graph
+/// reported losing between the two (`GraphLosses`), for `expectExactlyOnce` to allow for.
 func captureRun(server: TestServer, ports: Int, playArguments: [String], scratch: ScratchDirectory,
-                environment: [String: String] = [:], expected: [[Float]]? = nil) throws -> (outcome: Outcome, channels: [[Float]]) {
-    for attempt in 1...3 {
-        let capture = try Child(capturePath, ["--server", server.name, "--name", server.captureName, "--ports", "\(ports)",
-                                              "--out", scratch.file("capture.wav"), "--seconds", "30", "--log", scratch.file("capture.log")],
-                                in: scratch.path)
-        try #require(capture.waitForOutput { $0.contains("ready") }, "capture client did not start: \(capture.stderr)")
-        let outcome = try run(repeaterPath, ["play"] + playArguments + ["--server", server.name, "--connect", "\(server.captureName):in_", "--status", "none"],
-                              environment: environment, in: scratch.path)
-        capture.signal(SIGTERM)
-        let captured = capture.finish(timeout: 10)
-        try #require(captured.status == 0, "capture failed: \(captured.stderr)")
-        let (info, samples) = try readAll(scratch.file("capture.wav"))
-        let channels = (0..<info.channelCount).map { channel in
-            stride(from: channel, to: samples.count, by: info.channelCount).map { samples[$0] }
-        }
-        let lost = captureLostFrames(scratch.file("capture.log"))
-        if let expected, lost > 0, attempt < 3, exactlyOnceMismatches(channels, expected) != 0 {
-            print("capture run \(attempt) of \(playArguments.joined(separator: " ")): not exact, and the graph lost \(lost) frames between the clients; again")
-            if let index = playArguments.firstIndex(of: "--session"), index + 1 < playArguments.count {
-                let session = playArguments[index + 1]
-                try? FileManager.default.removeItem(atPath: session.hasPrefix("/") ? session : scratch.file(session))
-            }
-            continue
-        }
-        return (outcome, channels)
+                environment: [String: String] = [:]) throws -> (outcome: Outcome, channels: [[Float]], losses: GraphLosses) {
+    let capture = try Child(capturePath, ["--server", server.name, "--name", server.captureName, "--ports", "\(ports)",
+                                          "--out", scratch.file("capture.wav"), "--seconds", "30", "--log", scratch.file("capture.log")],
+                            in: scratch.path)
+    try #require(capture.waitForOutput { $0.contains("ready") }, "capture client did not start: \(capture.stderr)")
+    let outcome = try run(repeaterPath, ["play"] + playArguments + ["--server", server.name, "--connect", "\(server.captureName):in_", "--status", "none"],
+                          environment: environment, in: scratch.path)
+    capture.signal(SIGTERM)
+    let captured = capture.finish(timeout: 10)
+    try #require(captured.status == 0, "capture failed: \(captured.stderr)")
+    let (info, samples) = try readAll(scratch.file("capture.wav"))
+    let channels = (0..<info.channelCount).map { channel in
+        stride(from: channel, to: samples.count, by: info.channelCount).map { samples[$0] }
     }
-    fatalError("unreachable: the third attempt returns")
-}
-
-/// Where `expected` (planar) lies in `captured` (by the first sound), and how many samples differ
-/// from silence, then exactly `expected`, then silence; nil when it does not fit.
-private func exactlyOnceComparison(_ captured: [[Float]], _ expected: [[Float]]) -> (offset: Int, mismatches: Int)? {
-    guard let start = captured[0].firstIndex(where: { $0 != 0 }) else { return nil }
-    let expectedStart = expected[0].firstIndex(where: { $0 != 0 }) ?? 0
-    let offset = start - expectedStart
-    let frames = expected[0].count
-    guard offset >= 0, offset + frames <= captured[0].count else { return nil }
-    var mismatches = 0
-    for channel in 0..<expected.count {
-        for i in 0..<frames where captured[channel][offset + i] != expected[channel][i] { mismatches += 1 }
-        for i in (offset + frames)..<captured[channel].count where captured[channel][i] != 0 { mismatches += 1 }
-        for i in 0..<offset where captured[channel][i] != 0 { mismatches += 1 }
-    }
-    return (offset, mismatches)
-}
-
-/// The samples by which `captured` is not silence, exactly `expected`, then silence (-1: it does not fit).
-func exactlyOnceMismatches(_ captured: [[Float]], _ expected: [[Float]]) -> Int {
-    exactlyOnceComparison(captured, expected)?.mismatches ?? -1
-}
-
-/// Checks that `captured` is silence, then exactly `expected` (planar), then silence.
-func expectExactlyOnce(_ captured: [[Float]], _ expected: [[Float]], sourceLocation: SourceLocation = #_sourceLocation) {
-    guard captured[0].contains(where: { $0 != 0 }) else {
-        Issue.record("the capture is silent", sourceLocation: sourceLocation)
-        return
-    }
-    let frames = expected[0].count
-    guard let (offset, mismatches) = exactlyOnceComparison(captured, expected) else {
-        Issue.record("capture too short: \(captured[0].count) frames for \(frames)", sourceLocation: sourceLocation)
-        return
-    }
-    if mismatches > 0, let first = (0..<captured[0].count).first(where: { i in
-        let j = i - offset
-        return (j >= 0 && j < frames) ? captured[0][i] != expected[0][j] : captured[0][i] != 0
-    }) {
-        let last = (0..<captured[0].count).last(where: { i in
-            let j = i - offset
-            return (j >= 0 && j < frames) ? captured[0][i] != expected[0][j] : captured[0][i] != 0
-        }) ?? first
-        Issue.record("first difference at expected frame \(first - offset) (of \(frames)), last at \(last - offset)", sourceLocation: sourceLocation)
-    }
-    #expect(mismatches == 0, "samples differing from the file (or non-silent outside it)", sourceLocation: sourceLocation)
+    return (outcome, channels, GraphLosses(logPath: scratch.file("capture.log")))
 }
 
 /// Starts `repeater-capture` on `server` with ports in_1…in_`ports` (and, with `log`, its
@@ -269,29 +205,6 @@ func startCapture(server: TestServer, scratch: ScratchDirectory, ports: Int = 2,
     let capture = try Child(capturePath, arguments, in: scratch.path)
     try #require(capture.waitForOutput { $0.contains("ready") }, "capture client did not start: \(capture.stderr)")
     return capture
-}
-
-/// The capture's frames where the server skipped it (its --log's "gap FRAME N" lines).
-func captureSkips(_ logPath: String) -> Set<Int> {
-    let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-    return Set(text.split(separator: "\n").compactMap { line -> Int? in
-        let words = line.split(separator: " ")
-        return words.count == 3 && words[0] == "gap" ? Int(words[1]) : nil
-    })
-}
-
-/// Frames the graph may have lost between the player and the capture client, from the capture's
-/// --log: cycles the server ran without calling it ("gap" lines), and a period for each xrun the
-/// server reported (a client late on a server without real-time scheduling: its period is lost
-/// between any clients).
-func captureLostFrames(_ logPath: String, period: Int = 256) -> Int {
-    let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-    return text.split(separator: "\n").reduce(0) { total, line in
-        let words = line.split(separator: " ")
-        if words.count == 3 && words[0] == "gap" { return total + (Int(words[2]) ?? 0) }
-        if words.count == 2 && words[0] == "xruns" { return total + period * (Int(words[1]) ?? 0) }
-        return total
-    }
 }
 
 /// A private, headless PipeWire for one test: `pipewire` with a runtime folder of its own (0700),
