@@ -150,7 +150,7 @@ public final class PracticePage: ControlSurface, WebHandler, @unchecked Sendable
 
     public func stop() {
         server.stop()
-        overview?.cancel()
+        overview?.cancel(waitingAtMost: 0.2)  // (as the screen's: a busy machine's lowest-priority thread is late)
     }
 
     // MARK: WebHandler (the web thread)

@@ -14,6 +14,9 @@ struct GraphLosses {
     var gaps: [(frame: Int, frames: Int)]
     var xruns: Int
     var skippedFrames: Int { gaps.reduce(0) { $0 + $1.frames } }
+    /// The capture client's own callback, by windows of 0.1 s: how many, and in how many a cycle
+    /// took a whole period (an idle client's figure: what the machine does to any client).
+    var idleWindows = (count: 0, over: 0)
 
     init(logPath: String) {
         let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
@@ -29,6 +32,8 @@ struct GraphLosses {
                 frames.append(frame)
             } else if words.count == 2, words[0] == "xruns" {
                 xruns = Int(words[1]) ?? 0
+            } else if words.count == 3, words[0] == "windows", let count = Int(words[1]), let over = Int(words[2]) {
+                idleWindows = (count, over)
             }
         }
         self.frames = frames.sorted()
@@ -183,11 +188,12 @@ func expectNoHoles(_ samples: [Float], in range: Range<Int>, losses: GraphLosses
 /// A jump or silence within `slack` frames of a loss the graph reported is counted in `atLosses`,
 /// not as a jump or a hole: what went out meanwhile is unknown (PipeWire skips a client for a cycle
 /// without reporting an xrun; the capture's log has it as a gap).
-/// Returns (seams, unexplained jumps, unexplained silent frames inside, slips at reported losses, first problem).
+/// Returns (seams, unexplained jumps, unexplained silent frames inside and the stretches they make,
+/// slips at reported losses, first problem).
 func checkLoopCapture(_ frames: [Int?], wraps: Set<String>, losses: GraphLosses, slack: Int = 2048)
-    -> (seams: Int, jumps: Int, holes: Int, atLosses: Int, problem: String) {
-    guard let first = frames.firstIndex(where: { $0 != nil }), let last = frames.lastIndex(where: { $0 != nil }) else { return (0, 0, 0, 0, "silent") }
-    var seams = 0, jumps = 0, holes = 0, atLosses = 0, problem = ""
+    -> (seams: Int, jumps: Int, holes: Int, holeRuns: Int, atLosses: Int, problem: String) {
+    guard let first = frames.firstIndex(where: { $0 != nil }), let last = frames.lastIndex(where: { $0 != nil }) else { return (0, 0, 0, 0, 0, "silent") }
+    var seams = 0, jumps = 0, holes = 0, holeRuns = 0, atLosses = 0, problem = ""
     var lastSound = first
     for k in (first + 1)...last {
         guard let previous = frames[k - 1], let current = frames[k] else {
@@ -197,6 +203,7 @@ func checkLoopCapture(_ frames: [Int?], wraps: Set<String>, losses: GraphLosses,
             }
             if frames[k - 1] == nil, losses.reported(in: (lastSound - slack)...(k + slack)) { continue }
             if holes == 0 && problem.isEmpty { problem = "silence at \(k)" }
+            if frames[k - 1] != nil { holeRuns += 1 }
             holes += 1
             continue
         }
@@ -207,5 +214,26 @@ func checkLoopCapture(_ frames: [Int?], wraps: Set<String>, losses: GraphLosses,
             jumps += 1
         }
     }
-    return (seams, jumps, holes, atLosses, problem)
+    return (seams, jumps, holes, holeRuns, atLosses, problem)
+}
+
+/// A player's process callback judged by windows (its JSON status lines, one per window): how many
+/// windows, and in how many its worst cycle (`load_max`) took a whole period or more.
+func callbackWindows(_ stdout: String) -> (count: Int, over: Int) {
+    let peaks = statusLines(stdout).compactMap { $0["load_max"] as? Double }
+    return (peaks.count, peaks.filter { $0 >= 1 }.count)
+}
+
+/// Checks that the player's callback overran its period in at most `share` of its status windows,
+/// and prints the capture client's (idle) figure from the same run beside it. A single overrun says
+/// little on this virtual machine (the hypervisor takes the CPU away now and then, from any thread);
+/// a share says whether the player keeps up.
+func expectCallbackKeepsUp(_ stdout: String, losses: GraphLosses, share: Double = 0.1, label: String,
+                           sourceLocation: SourceLocation = #_sourceLocation) {
+    let player = callbackWindows(stdout)
+    let idle = losses.idleWindows
+    print("\(label): the player's callback overran its period in \(player.over) of \(player.count) windows; an idle client's in \(idle.over) of \(idle.count); \(losses.summary)")
+    #expect(player.count > 0 && Double(player.over) <= share * Double(player.count),
+            "\(label): the callback overran in \(player.over) of \(player.count) windows (idle client: \(idle.over) of \(idle.count))",
+            sourceLocation: sourceLocation)
 }
