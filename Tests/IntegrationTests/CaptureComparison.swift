@@ -237,3 +237,18 @@ func expectCallbackKeepsUp(_ stdout: String, losses: GraphLosses, share: Double 
             "\(label): the callback overran in \(player.over) of \(player.count) windows (idle client: \(idle.over) of \(idle.count))",
             sourceLocation: sourceLocation)
 }
+
+/// Judges a loop capture (`checkLoopCapture`): no jump anywhere but at a reported wrap or a loss the
+/// graph reported; a silent stretch only at such a loss, or for a cycle the player itself says it
+/// lost (the server skipped it: `missed_cycles`; its helper was late: `late`); each reported loss
+/// explains at most one slip.
+func expectLoopCaptureExact(_ check: (seams: Int, jumps: Int, holes: Int, holeRuns: Int, atLosses: Int, problem: String),
+                            _ stdout: String, losses: GraphLosses, sourceLocation: SourceLocation = #_sourceLocation) {
+    let status = statusLines(stdout).last ?? [:]
+    let ownLosses = (status["missed_cycles"] as? Int ?? 0) + (status["late"] as? Int ?? 0)
+    #expect(check.jumps == 0, "jumps where the graph reported no loss: \(check.jumps): \(check.problem)", sourceLocation: sourceLocation)
+    #expect(check.holeRuns <= ownLosses,
+            "\(check.holeRuns) silent stretches (\(check.holes) frames) where the graph reported no loss, the player \(ownLosses) lost cycles: \(check.problem)",
+            sourceLocation: sourceLocation)
+    #expect(check.atLosses <= losses.frames.count, "\(check.atLosses) slips for \(losses.frames.count) reported losses", sourceLocation: sourceLocation)
+}

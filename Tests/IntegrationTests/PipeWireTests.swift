@@ -57,7 +57,7 @@ extension JackSuites {
                                                   scratch: scratch)
             #expect(outcome.status == 0, "\(outcome.stderr)")
             let check = checkLoopCapture(left.map(rampFrame), wraps: reportedWrapSet(outcome.stdout), losses: losses)
-            #expect(check.jumps == 0 && check.holes == 0, "jumps \(check.jumps), silent frames \(check.holes): \(check.problem)")
+            expectLoopCaptureExact(check, outcome.stdout, losses: losses)
             #expect(check.seams > 20)
         }
 
@@ -94,11 +94,10 @@ extension JackSuites {
             let (outcome, left, losses) = try capturedRun([path, "--loop", "1-2"], seconds: 90, commands: commands, scratch: scratch)
             #expect(outcome.status == 0, "\(outcome.stderr)")
             let check = checkLoopCapture(left.map(rampFrame), wraps: reportedWrapSet(outcome.stdout), losses: losses)
-            #expect(check.jumps == 0 && check.holes == 0, "jumps \(check.jumps), silent frames \(check.holes): \(check.problem)")
+            expectLoopCaptureExact(check, outcome.stdout, losses: losses)
             // Every loop is at most 1.5 s long and stands for 3 s: each of the 29 wraps at least once.
             #expect(check.seams >= 29, "\(check.seams) seams")
-            print("pipewire soak: \(check.seams) seams, \(check.atLosses) jumps where PipeWire skipped the capture for a cycle")
-            #expect(check.atLosses <= 3, "PipeWire skipped the capture \(check.atLosses) times")
+            print("pipewire soak: \(check.seams) seams, \(check.atLosses) slips where PipeWire skipped the capture for a cycle")
         }
     }
 }

@@ -87,7 +87,9 @@ extension JackSuites {
                 player.signal(SIGKILL)
                 player.process.waitUntilExit()
                 guard FileManager.default.fileExists(atPath: session) else { continue }  // killed before the first save
-                let loop = try #require(try savedLoop(session), "iteration \(iteration): no loop in the session")
+                // (A session saved before the burst took effect holds no loop yet: also a state that
+                // was saved; a busy machine kills there now and then.)
+                guard let loop = try savedLoop(session) else { continue }
                 #expect(loop.a == 24_000 && (allowed.contains(loop.b) || loop.b == 48_000), "iteration \(iteration): \(loop)")
             }
             #expect(killedMidRun > 150, "most kills should land while the player saves: \(killedMidRun)")
