@@ -51,7 +51,6 @@ struct qm_stream {
     size_t keyFill = 0;
     size_t keyFrameCount = 0;
     double keyStrengths[24] = {};
-    double meanChroma[12] = {};
 
     std::string lastError;
 
@@ -104,17 +103,6 @@ struct qm_stream {
         keyMode->process(keyBlock.data());
         const double *strengths = keyMode->getKeyStrengths();
         for (int k = 0; k < 24; ++k) keyStrengths[k] = strengths[k];
-        // The mean chroma (36 bins, C centred on bin 0, less its own mean): each pitch class is
-        // its centre bin and the bins either side.
-        const double *mean = keyMode->getMeanHPCP();
-        const int bins = int(keyMode->getChromaSize());
-        double lowest = 0;
-        for (int pitch = 0; pitch < 12; ++pitch) {
-            const int centre = pitch * bins / 12;
-            meanChroma[pitch] = mean[(centre + bins - 1) % bins] + mean[centre] + mean[(centre + 1) % bins];
-            if (pitch == 0 || meanChroma[pitch] < lowest) lowest = meanChroma[pitch];
-        }
-        for (int pitch = 0; pitch < 12; ++pitch) meanChroma[pitch] -= lowest;
         ++keyFrameCount;
         keyFill = 0;
     }
@@ -181,11 +169,6 @@ const double *qm_stream_detection_function(const qm_stream *stream, size_t *coun
 
 size_t qm_stream_key_strengths(const qm_stream *stream, double strengths[24]) {
     if (stream->keyFrameCount > 0) std::memcpy(strengths, stream->keyStrengths, sizeof(stream->keyStrengths));
-    return stream->keyFrameCount;
-}
-
-size_t qm_stream_mean_chroma(const qm_stream *stream, double chroma[12]) {
-    if (stream->keyFrameCount > 0) std::memcpy(chroma, stream->meanChroma, sizeof(stream->meanChroma));
     return stream->keyFrameCount;
 }
 

@@ -61,6 +61,11 @@ enum MusicCorpusReport {
         lines.append("key against essentia's (a figure, not a goal): " + KeyRelation.allCases.map { "\($0.rawValue) \(counts[$0] ?? 0)" }.joined(separator: ", ")
                      + String(format: " of %d; MIREX-weighted %.2f", keyed.count, weighted))
         let contested = rows.filter { !$0.track.isConsensus }
+        func unsure(_ rows: [MusicCorpusTests.Row]) -> Int { rows.filter { $0.confidence < MusicCorpusTests.unsureConfidence }.count }
+        func meanConfidence(_ rows: [MusicCorpusTests.Row]) -> Double { rows.map(\.confidence).reduce(0, +) / Double(max(1, rows.count)) }
+        lines.append(String(format: "tempo confidence: mean %.2f on consensus tracks, %.2f on contested; unsure (below %.2f, the screen offers the other octave) on %d of %d consensus, %d of %d contested",
+                            meanConfidence(consensus), meanConfidence(contested), MusicCorpusTests.unsureConfidence,
+                            unsure(consensus), consensus.count, unsure(contested), contested.count))
         if !contested.isEmpty {
             func near(_ bpm: Double, _ reference: Double) -> Bool { abs(bpm - reference) <= MusicCorpus.consensusRatio * reference }
             let withEssentia = contested.filter { near($0.analysis.tempoBPM, $0.track.essentia.bpm) }.count

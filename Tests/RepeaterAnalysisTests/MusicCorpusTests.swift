@@ -46,6 +46,9 @@ struct MusicCorpusTests {
         }
     }
 
+    /// `BeatGrid.unsureConfidence` (RepeaterKit), which this target does not import.
+    static let unsureConfidence = 0.2
+
     @Test("on real recordings the tempo is the references' where they agree, never invented above 200 BPM, and steady music keeps one tempo")
     func realCorpus() throws {
         let corpus = try MusicCorpus.load()
@@ -66,6 +69,12 @@ struct MusicCorpusTests {
             #expect((0...1).contains(row.confidence), "\(row.track.name): confidence \(row.confidence)")
             // Bars are made of beats.
             #expect(Set(row.analysis.downbeatFrames).isSubset(of: Set(row.analysis.beatFrames)), "\(row.track.name)")
+        }
+        // The confidence means something: lower where the references disagree.
+        let contested = rows.filter { !$0.track.isConsensus }
+        if !contested.isEmpty && !consensus.isEmpty {
+            let mean = { (rows: [Row]) in rows.map(\.confidence).reduce(0, +) / Double(rows.count) }
+            #expect(mean(consensus) > mean(contested), "confidence: consensus \(mean(consensus)), contested \(mean(contested))")
         }
         for row in consensus where row.steadyReference {
             #expect(row.changeCount <= 1, "\(row.track.name): \(row.changeCount) tempo changes in steady music: \(row.analysis.tempoChanges)")

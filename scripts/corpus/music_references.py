@@ -36,6 +36,21 @@ def essentia_reference(path):
     }, len(audio) / 44100.0
 
 
+def percussive_share(path):
+    """The share of the middle minute's spectral energy that is percussive: a median filter across
+    frequency (percussive) against one across time (harmonic), as harmonic-percussive separation
+    does it, 2048-point frames at 22.05 kHz, filters of 17. Drums and a beat section: about 0.15
+    and up; strings, piano and pads: below."""
+    from numpy.lib.stride_tricks import sliding_window_view as windows
+    from scipy.ndimage import median_filter
+    audio = es.MonoLoader(filename=path, sampleRate=22050)()
+    middle = len(audio) // 2
+    segment = audio[max(0, middle - 22050 * 30):middle + 22050 * 30]
+    spectrum = np.abs(np.fft.rfft(windows(segment, 2048)[::512] * np.hanning(2048), axis=1)).T
+    percussive = median_filter(spectrum, size=(17, 1), mode="nearest") > median_filter(spectrum, size=(1, 17), mode="nearest")
+    return round(float((spectrum[percussive] ** 2).sum() / (spectrum ** 2).sum()), 3)
+
+
 def aubio_reference(path):
     # aubio reads through sox's decoding (a WAV at the file's own rate): its own avcodec source
     # fails on some of these Ogg files.
@@ -93,7 +108,8 @@ def main():
         else:
             print(f"[{index + 1}/{len(tracks)}] {path}", file=sys.stderr, flush=True)
             ess, seconds = essentia_reference(path)
-            entry = {"path": path, "package": package, "seconds": round(seconds, 2), "essentia": ess, "aubio": aubio_reference(path)}
+            entry = {"path": path, "package": package, "seconds": round(seconds, 2), "essentia": ess, "aubio": aubio_reference(path),
+                     "percussive_share": percussive_share(path)}
         entry["package"], entry["character"] = package, character
         entries.append(entry)
         if not (path in previous and not again):

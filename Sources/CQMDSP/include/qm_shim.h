@@ -64,10 +64,6 @@ const double *qm_stream_detection_function(const qm_stream *stream, size_t *coun
 /// chroma frames processed (0: no key yet, `strengths` untouched).
 size_t qm_stream_key_strengths(const qm_stream *stream, double strengths[24]);
 
-/// GetKeyMode's averaged chroma after the latest chroma frame, folded to the 12 pitch classes
-/// (C…B; each the sum of its three 1/3-semitone bins) and shifted so that the weakest class is 0.
-/// Returns the number of chroma frames processed (0: none yet, `chroma` untouched).
-size_t qm_stream_mean_chroma(const qm_stream *stream, double chroma[12]);
 
 /// Bytes the stream holds for the analysis (detection function, decimated audio, chroma), to
 /// check that a long recording is not kept at its full rate.

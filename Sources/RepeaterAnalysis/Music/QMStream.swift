@@ -75,14 +75,6 @@ final class QMStream {
         return frames > 0 ? strengths : nil
     }
 
-    /// The averaged chroma folded to 12 pitch classes (C…B), the weakest at 0, or nil before the
-    /// first chroma frame.
-    var meanChroma: [Double]? {
-        var chroma = [Double](repeating: 0, count: 12)
-        let frames = chroma.withUnsafeMutableBufferPointer { qm_stream_mean_chroma(handle, $0.baseAddress!) }
-        return frames > 0 ? chroma : nil
-    }
-
     var heldByteCount: Int { qm_stream_held_byte_count(handle) }
 
     /// DownBeat for `beats` (detection-function indices): the indices of the beats that start
