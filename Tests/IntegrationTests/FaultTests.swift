@@ -10,10 +10,6 @@ private func rampFrame(_ value: Float) -> Int? {
     return (Int((value * Float(1 << 23)).rounded()) - 1) / 2
 }
 
-private func jsonLines(_ text: String) -> [[String: Any]] {
-    text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-}
-
 /// Channel 0 of a stereo capture.
 private func leftChannel(_ path: String) throws -> [Float] {
     let samples = try readAll(path).samples
@@ -184,7 +180,7 @@ extension JackSuites {
                     jumps += 1
                 }
             }
-            let status = jsonLines(outcome.stdout).last { $0["state"] != nil } ?? [:]
+            let status = statusLines(outcome.stdout).last ?? [:]
             let log = (try? String(contentsOfFile: server.process.logPath, encoding: .utf8)) ?? ""
             let serverXruns = log.split(separator: "\n").filter { $0.localizedCaseInsensitiveContains("xrun") || $0.contains("not finished") }.map(String.init)
             let worstLoad = jsonLines(outcome.stdout).compactMap { $0["load_max"] as? Double }.max() ?? -1
@@ -217,7 +213,7 @@ extension JackSuites {
             let last = try #require(left.lastIndex { abs($0) > 0.01 })
             let longest = longestQuietRun(left, threshold: 0.05, in: (first + 600)..<(last - 600)).length
             #expect(longest <= 96, "a hole of \(longest) frames")
-            let status = jsonLines(outcome.stdout).last { $0["state"] != nil } ?? [:]
+            let status = statusLines(outcome.stdout).last ?? [:]
             #expect(status["underruns"] as? Int == 0, "\(status)")
         }
 

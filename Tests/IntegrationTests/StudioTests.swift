@@ -9,15 +9,6 @@ private func rampFrame(_ value: Float) -> Int? {
     return (Int((value * Float(1 << 23)).rounded()) - 1) / 2
 }
 
-/// The JSON objects on stdout.
-private func jsonLines(_ stdout: String) -> [[String: Any]] {
-    stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-}
-
-private func events(_ stdout: String, _ name: String) -> [[String: Any]] {
-    jsonLines(stdout).filter { $0["event"] as? String == name }
-}
-
 /// `repeater-capture --log`: the first frame's JACK time and the transport's changes.
 private func captureLog(_ path: String) throws -> (firstFrame: Int, transport: [(frame: Int, rolling: Bool)]) {
     let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
@@ -73,7 +64,7 @@ extension JackSuites {
                 let outcome = player.finish(timeout: 20)
                 #expect(outcome.status == 0, "\(outcome.stderr)")
                 // Rendering ahead, the status says how many periods the helper missed (absent otherwise).
-                let status = jsonLines(outcome.stdout).last { $0["state"] != nil }
+                let status = statusLines(outcome.stdout).last
                 #expect((status?["late"] as? Int != nil) == (renderAhead > 0), "late field: \(String(describing: status))")
                 _ = pedal.finish(timeout: 5)
                 capture.signal(SIGTERM)
@@ -271,7 +262,7 @@ extension JackSuites {
             #expect(events(outcome.stdout, "a").first?["source"] as? String == "osc")
             let errors = events(outcome.stdout, "error")
             #expect(errors.count == 3 && errors.allSatisfy { $0["source"] as? String == "osc" }, "\(errors)")
-            let status = jsonLines(outcome.stdout).last { $0["state"] != nil } ?? [:]
+            let status = statusLines(outcome.stdout).last ?? [:]
             #expect(abs((status["volume_db"] as? Double ?? 0) + 6) < 0.01 && status["pan"] as? Double == -0.5)
             // oscdump prints "/repeater/status fffiffs 1.23 1.000000 2.000000 1 1.000000 2.000000 "playing"".
             let statusLine = dumped.split(separator: "\n").first { $0.contains("/repeater/status fffiffs") && $0.contains("playing") }

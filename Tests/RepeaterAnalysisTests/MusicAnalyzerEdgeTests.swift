@@ -54,7 +54,14 @@ struct MusicAnalyzerEdgeTests {
             let track = SpeechTrack.join(Array(sentences), pauses: [0.6, 1.1, 0.8])
             (samples, rate) = (track.samples, track.sampleRate)
         default:
-            (samples, rate) = try RecordedVoices.tutorial()
+            // Warzone 2100's tutorial narrator, 16 lines joined with half a second between them.
+            let entries = try RealSpeechSet.voiceEntries().filter { $0.package == "warzone2100-data" }.prefix(16)
+            let scratch = NSTemporaryDirectory() + "repeater-no-beat-\(getpid())"
+            try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            let clips = try RecordedVoices.load(Array(entries), scratchDirectory: scratch)
+            rate = clips[0].sampleRate
+            samples = clips.filter { $0.sampleRate == rate }.flatMap { $0.samples + [Float](repeating: 0, count: rate / 2) }
         }
         let analysis = try analyse(samples, sampleRate: rate, channelCount: 1)
         print("\(signal), \(samples.count / rate) s at \(rate) Hz: \(analysis.beatFrames.count) beats, \(analysis.tempoBPM) BPM, key \(analysis.key?.name ?? "none")")

@@ -89,13 +89,15 @@ public final class StretcherSupply {
         return measured
     }
 
-    /// Starts measuring the speed-only stretcher's timing in the background (the first switch then
-    /// finds it ready).
+    /// Starts measuring, in the background, the timing of the stretchers this run will most likely
+    /// ask for first: the speed-only one, and with a file at another rate the pitch-consistent one
+    /// (which also converts the rate); the first switch then finds it ready.
     public func measureAhead() {
-        let kind = self.kind, rate = sampleRate
+        let kind = self.kind, rate = sampleRate, consistentToo = engine.configuration.baseRate != 1
         Thread.detachNewThread {
             _ = repeater_thread_lowest_priority()
             _ = StretcherSupply.timing(kind: kind, pitchConsistent: false, sampleRate: rate)
+            if consistentToo { _ = StretcherSupply.timing(kind: kind, pitchConsistent: true, sampleRate: rate) }
         }
     }
 
