@@ -7,7 +7,10 @@
 // WAV of everything it received and exits 0. With --log it also writes "first-frame T" (the JACK
 // frame time of the first recorded frame) and one "transport FRAME 0|1" line per change of the JACK
 // transport, FRAME counted in the recording, and one "gap FRAME N" line wherever the server ran N
-// frames without calling this client (its frame time jumped: a cycle the graph skipped it in).
+// frames without calling this client (its frame time jumped: a cycle the graph skipped it in), one
+// "xrun FRAME" line per xrun the server reported (FRAME: where recording was, within a cycle or
+// two), and "windows N K": of N windows of 0.1 s, K had a cycle in which this client's own
+// callback took a whole period (an idle client's figure, to set a player's beside).
 //
 //   repeater-capture --midi-send --server NAME --to PORT [--name NAME]
 //
@@ -146,10 +149,12 @@ do throws(RepeaterError) {
     let first = capture.firstFrame
     let xruns = capture.xruns
     let xrunPositions = capture.xrunPositions
+    let windows = capture.callbackWindows
     try capture.finish(writingTo: outputPath)
     if let logPath {
         let text = "first-frame \(first)\nxruns \(xruns)\n" + changes.map { "transport \($0.frame) \($0.rolling ? 1 : 0)\n" }.joined()
             + gaps.map { "gap \($0.frame) \($0.frames)\n" }.joined() + xrunPositions.map { "xrun \($0)\n" }.joined()
+            + "windows \(windows.count) \(windows.over)\n"
         _ = FileManager.default.createFile(atPath: logPath, contents: Data(text.utf8))
     }
     exit(0)

@@ -1,4 +1,5 @@
 import Foundation
+import RepeaterTestSupport
 import Testing
 
 /// What the graph reported losing between the player and the capture client, from the capture's
@@ -7,40 +8,59 @@ import Testing
 /// thread). On this virtual machine even an idle `jackd -R` has its dummy driver wake late now and
 /// then; a period lost, repeated or silent there is the graph's, not the player's.
 struct GraphLosses {
+    /// The capture frames of every reported loss, in order.
     var frames: [Int]
+    /// The skipped cycles: (capture frame, JACK frames the server went on without the capture).
+    var gaps: [(frame: Int, frames: Int)]
     var xruns: Int
-    var skippedFrames: Int
+    var skippedFrames: Int { gaps.reduce(0) { $0 + $1.frames } }
+    /// The capture client's own callback, by windows of 0.1 s: how many, and in how many a cycle
+    /// took a whole period (an idle client's figure: what the machine does to any client).
+    var idleWindows = (count: 0, over: 0)
 
     init(logPath: String) {
         let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         var frames: [Int] = []
-        var xruns = 0, skipped = 0
+        var gaps: [(Int, Int)] = []
+        var xruns = 0
         for line in text.split(separator: "\n") {
             let words = line.split(separator: " ")
-            if words.count == 3, words[0] == "gap", let frame = Int(words[1]) {
+            if words.count == 3, words[0] == "gap", let frame = Int(words[1]), let skipped = Int(words[2]) {
                 frames.append(frame)
-                skipped += Int(words[2]) ?? 0
+                gaps.append((frame, skipped))
             } else if words.count == 2, words[0] == "xrun", let frame = Int(words[1]) {
                 frames.append(frame)
             } else if words.count == 2, words[0] == "xruns" {
                 xruns = Int(words[1]) ?? 0
+            } else if words.count == 3, words[0] == "windows", let count = Int(words[1]), let over = Int(words[2]) {
+                idleWindows = (count, over)
             }
         }
         self.frames = frames.sorted()
+        self.gaps = gaps.sorted { $0.0 < $1.0 }
         self.xruns = xruns
-        skippedFrames = skipped
-    }
-
-    init(frames: [Int]) {
-        self.frames = frames.sorted()
-        xruns = frames.count
-        skippedFrames = 0
     }
 
     var isEmpty: Bool { frames.isEmpty }
 
     /// True when the graph reported a loss in `range` (capture frames).
     func reported(in range: ClosedRange<Int>) -> Bool { frames.contains { range.contains($0) } }
+
+    /// The capture frame that carried JACK frame time `time` (the capture's first frame was at
+    /// `firstFrame`), allowing for the cycles the server skipped the capture in; nil when `time`
+    /// fell in one of them.
+    func captureFrame(jackTime time: Int, firstFrame: Int) -> Int? {
+        var skippedBefore = 0
+        for gap in gaps {
+            // The capture frame `gap.frame` was recorded at JACK time firstFrame + gap.frame + the
+            // frames skipped up to and including this gap.
+            let resumed = firstFrame + gap.frame + skippedBefore + gap.frames
+            if time >= resumed { skippedBefore += gap.frames; continue }
+            if time >= resumed - gap.frames { return nil }  // in the skipped stretch
+            break
+        }
+        return time - firstFrame - skippedBefore
+    }
 
     var summary: String { "the graph reported \(xruns) xruns and skipped the capture for \(skippedFrames) frames" }
 }
@@ -145,5 +165,75 @@ func expectExactlyOnce(_ captured: [[Float]], _ expected: [[Float]], losses: Gra
     }
     #expect(comparison.unexplained == 0,
             "\(comparison.unexplained) samples differ from the file (or are not silent outside it) where the graph reported no loss; the first at capture frame \(comparison.firstUnexplained?.captureFrame ?? -1), expected frame \(comparison.firstUnexplained?.expectedFrame ?? -1) (\(losses.summary))",
+            sourceLocation: sourceLocation)
+}
+
+/// Checks that a captured steady tone has no hole: no run longer than `longest` frames where its
+/// envelope falls below `threshold` in `range`, except where the graph reported a loss (within
+/// `slack` frames: counted and printed).
+func expectNoHoles(_ samples: [Float], in range: Range<Int>, losses: GraphLosses, threshold: Float = 0.05, longest: Int = 96,
+                   slack: Int = 2048, sourceLocation: SourceLocation = #_sourceLocation) {
+    let holes = quietRuns(samples, threshold: threshold, in: range, longerThan: longest)
+    let excused = holes.filter { losses.reported(in: ($0.at - slack)...($0.at + $0.length + slack)) }
+    let unexplained = holes.filter { hole in !excused.contains { $0.at == hole.at } }
+    if !holes.isEmpty || !losses.isEmpty {
+        print("holes: \(losses.summary); \(excused.count) holes at them (\(excused.map { "\($0.length) at \($0.at)" }))")
+    }
+    #expect(unexplained.isEmpty, "holes where the graph reported no loss: \(unexplained.map { "\($0.length) frames at \($0.at)" }) (\(losses.summary))",
+            sourceLocation: sourceLocation)
+}
+
+/// Checks a capture of a looping ramp (`frames`: the source frame each capture frame carries, nil
+/// for silence): runs of consecutive frames joined only at reported wraps (`wraps`: "from>to").
+/// A jump or silence within `slack` frames of a loss the graph reported is counted in `atLosses`,
+/// not as a jump or a hole: what went out meanwhile is unknown (PipeWire skips a client for a cycle
+/// without reporting an xrun; the capture's log has it as a gap).
+/// Returns (seams, unexplained jumps, unexplained silent frames inside and the stretches they make,
+/// slips at reported losses, first problem).
+func checkLoopCapture(_ frames: [Int?], wraps: Set<String>, losses: GraphLosses, slack: Int = 2048)
+    -> (seams: Int, jumps: Int, holes: Int, holeRuns: Int, atLosses: Int, problem: String) {
+    guard let first = frames.firstIndex(where: { $0 != nil }), let last = frames.lastIndex(where: { $0 != nil }) else { return (0, 0, 0, 0, 0, "silent") }
+    var seams = 0, jumps = 0, holes = 0, holeRuns = 0, atLosses = 0, problem = ""
+    var lastSound = first
+    for k in (first + 1)...last {
+        guard let previous = frames[k - 1], let current = frames[k] else {
+            if frames[k] != nil || frames[k - 1] != nil, losses.reported(in: (lastSound - slack)...(k + slack)) {
+                if frames[k - 1] != nil { atLosses += 1 }  // a stretch of silence at a loss, counted once
+                continue
+            }
+            if frames[k - 1] == nil, losses.reported(in: (lastSound - slack)...(k + slack)) { continue }
+            if holes == 0 && problem.isEmpty { problem = "silence at \(k)" }
+            if frames[k - 1] != nil { holeRuns += 1 }
+            holes += 1
+            continue
+        }
+        lastSound = k
+        if current == previous + 1 { continue }
+        if wraps.contains("\(previous + 1)>\(current)") { seams += 1 } else if losses.reported(in: (k - slack)...(k + slack)) { atLosses += 1 } else {
+            if problem.isEmpty { problem = "at \(k): \(previous) → \(current)" }
+            jumps += 1
+        }
+    }
+    return (seams, jumps, holes, holeRuns, atLosses, problem)
+}
+
+/// A player's process callback judged by windows (its JSON status lines, one per window): how many
+/// windows, and in how many its worst cycle (`load_max`) took a whole period or more.
+func callbackWindows(_ stdout: String) -> (count: Int, over: Int) {
+    let peaks = statusLines(stdout).compactMap { $0["load_max"] as? Double }
+    return (peaks.count, peaks.filter { $0 >= 1 }.count)
+}
+
+/// Checks that the player's callback overran its period in at most `share` of its status windows,
+/// and prints the capture client's (idle) figure from the same run beside it. A single overrun says
+/// little on this virtual machine (the hypervisor takes the CPU away now and then, from any thread);
+/// a share says whether the player keeps up.
+func expectCallbackKeepsUp(_ stdout: String, losses: GraphLosses, share: Double = 0.1, label: String,
+                           sourceLocation: SourceLocation = #_sourceLocation) {
+    let player = callbackWindows(stdout)
+    let idle = losses.idleWindows
+    print("\(label): the player's callback overran its period in \(player.over) of \(player.count) windows; an idle client's in \(idle.over) of \(idle.count); \(losses.summary)")
+    #expect(player.count > 0 && Double(player.over) <= share * Double(player.count),
+            "\(label): the callback overran in \(player.over) of \(player.count) windows (idle client: \(idle.over) of \(idle.count))",
             sourceLocation: sourceLocation)
 }

@@ -207,29 +207,6 @@ func startCapture(server: TestServer, scratch: ScratchDirectory, ports: Int = 2,
     return capture
 }
 
-/// The capture's frames where the server skipped it (its --log's "gap FRAME N" lines).
-func captureSkips(_ logPath: String) -> Set<Int> {
-    let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-    return Set(text.split(separator: "\n").compactMap { line -> Int? in
-        let words = line.split(separator: " ")
-        return words.count == 3 && words[0] == "gap" ? Int(words[1]) : nil
-    })
-}
-
-/// Frames the graph may have lost between the player and the capture client, from the capture's
-/// --log: cycles the server ran without calling it ("gap" lines), and a period for each xrun the
-/// server reported (a client late on a server without real-time scheduling: its period is lost
-/// between any clients).
-func captureLostFrames(_ logPath: String, period: Int = 256) -> Int {
-    let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-    return text.split(separator: "\n").reduce(0) { total, line in
-        let words = line.split(separator: " ")
-        if words.count == 3 && words[0] == "gap" { return total + (Int(words[2]) ?? 0) }
-        if words.count == 2 && words[0] == "xruns" { return total + period * (Int(words[1]) ?? 0) }
-        return total
-    }
-}
-
 /// A private, headless PipeWire for one test: `pipewire` with a runtime folder of its own (0700),
 /// its dummy driver clocking the graph (quantum 1024 by default), no session manager. JACK clients
 /// run on it under `pw-jack`. Stopped by one SIGTERM and a wait.

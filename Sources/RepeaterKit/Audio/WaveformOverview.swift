@@ -39,11 +39,16 @@ public final class WaveformOverview: @unchecked Sendable {
         thread.start()
     }
 
-    /// Stops the thread and waits for it (it checks between chunks of 64 k frames).
-    public func cancel() {
+    /// Stops the thread and waits for it (it checks between chunks of 64 k frames), or at most
+    /// `seconds` (the thread holds this object until it ends, so its memory stays valid).
+    public func cancel(waitingAtMost seconds: Double? = nil) {
         guard started else { return }
         cancelled.store(true, ordering: .relaxed)
-        done.wait()
+        if let seconds {
+            guard done.wait(timeout: .now() + seconds) == .success else { return }
+        } else {
+            done.wait()
+        }
         started = false
     }
 

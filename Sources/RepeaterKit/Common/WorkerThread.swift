@@ -31,11 +31,19 @@ final class WorkerThread: @unchecked Sendable {
         thread.start()
     }
 
-    /// Asks the loop to end and waits until it has.
-    func stop() {
-        guard running else { return }
+    /// Asks the loop to end and waits until it has, or at most `seconds` (true: it has). A thread of
+    /// the lowest priority on a machine busy with other work can take seconds to reach its check:
+    /// the way out of the player does not wait for it that long (the process ends it).
+    @discardableResult
+    func stop(waitingAtMost seconds: Double? = nil) -> Bool {
+        guard running else { return true }
         stopRequested.store(true, ordering: .relaxed)
-        finished.wait()
+        if let seconds {
+            guard finished.wait(timeout: .now() + seconds) == .success else { return false }
+        } else {
+            finished.wait()
+        }
         running = false
+        return true
     }
 }

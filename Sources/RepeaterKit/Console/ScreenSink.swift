@@ -38,7 +38,7 @@ public final class ScreenSink: OutputSink {
 
     public func close() {
         painter.end()
-        overview.cancel()
+        overview.cancel(waitingAtMost: 0.2)
     }
 
     private func show(_ text: String, isError: Bool) {

@@ -41,10 +41,12 @@ public final class NoteView: @unchecked Sendable {
         }
     }
 
-    public func stop() {
+    /// Stops the analysis (waiting at most `seconds` for its thread, which runs at the lowest
+    /// priority; nil: until it has stopped).
+    public func stop(waitingAtMost seconds: Double? = nil) {
         guard worker.isRunning else { return }  // (an old view going away must not turn a new one's tap off)
         engine.controls.tapOn.store(false, ordering: .relaxed)
-        worker.stop()
+        worker.stop(waitingAtMost: seconds)
     }
 
     /// Control thread: the latest report, and the mode it was made in.

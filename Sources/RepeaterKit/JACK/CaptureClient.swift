@@ -29,6 +29,13 @@ public final class CaptureClient: @unchecked Sendable {
     /// or two: the report comes on JACK's notification thread), up to `changeCapacity`.
     fileprivate let xrunFrames: UnsafeMutablePointer<Int>
     fileprivate let xrunCount = Atomic<Int>(0)
+    /// This client's own callback time, judged by windows of 0.1 s: how many windows there were, and
+    /// in how many one of its cycles took a whole period or more (an idle client's figure, for
+    /// comparison with a player's on the same server in the same run).
+    fileprivate let windowCount = Atomic<Int>(0)
+    fileprivate let windowsOver = Atomic<Int>(0)
+    fileprivate var windowFrames = 0
+    fileprivate var windowWorst = 0.0
     fileprivate let client: OpaquePointer
     private let notifications = JackNotifications()
     public let sampleRate: Int
@@ -75,6 +82,9 @@ public final class CaptureClient: @unchecked Sendable {
     /// Xruns the server reported while recording.
     public var xruns: Int { xrunCount.load(ordering: .relaxed) }
 
+    /// Windows of 0.1 s recorded, and those in which this client's own callback took a whole period.
+    public var callbackWindows: (count: Int, over: Int) { (windowCount.load(ordering: .relaxed), windowsOver.load(ordering: .relaxed)) }
+
     /// The capture frames at which the server reported its xruns (see `xrunFrames`).
     public var xrunPositions: [Int] { (0..<min(xrunCount.load(ordering: .acquiring), changeCapacity)).map { xrunFrames[$0] } }
 
@@ -111,6 +121,22 @@ public final class CaptureClient: @unchecked Sendable {
     }
 }
 
+extension CaptureClient {
+    /// Real-time thread: this cycle's own time into its 0.1 s window.
+    @inline(__always)
+    fileprivate func judgeCycle(microseconds: Int, frames: Int) {
+        let period = Double(frames) * 1_000_000 / Double(sampleRate)
+        windowWorst = max(windowWorst, Double(microseconds) / period)
+        windowFrames += frames
+        if windowFrames >= sampleRate / 10 {
+            windowCount.add(1, ordering: .relaxed)
+            if windowWorst >= 1 { windowsOver.add(1, ordering: .relaxed) }
+            windowFrames = 0
+            windowWorst = 0
+        }
+    }
+}
+
 /// JACK's notification thread: notes where recording was when the server reported an xrun.
 private func captureXrun(_ argument: UnsafeMutableRawPointer?) -> Int32 {
     Unmanaged<CaptureClient>.fromOpaque(argument!)._withUnsafeGuaranteedRef { capture in
@@ -124,9 +150,11 @@ private func captureXrun(_ argument: UnsafeMutableRawPointer?) -> Int32 {
 /// Real-time thread.
 private func captureProcess(_ frameCount: jack_nframes_t, _ argument: UnsafeMutableRawPointer?) -> Int32 {
     Unmanaged<CaptureClient>.fromOpaque(argument!)._withUnsafeGuaranteedRef { capture in
+        let began = jack_get_time()
         let start = capture.framesWritten.load(ordering: .relaxed)
         let count = min(Int(frameCount), capture.capacityFrames - start)
         guard count > 0 else { return }
+        defer { capture.judgeCycle(microseconds: Int(jack_get_time() &- began), frames: Int(frameCount)) }
         let frameTime = Int(jack_last_frame_time(capture.client))
         if start == 0 { capture.firstFrameTime.store(frameTime, ordering: .releasing) }
         let gapped = capture.gapCount.load(ordering: .relaxed)

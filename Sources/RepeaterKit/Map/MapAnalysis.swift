@@ -106,11 +106,17 @@ public final class MapAnalysisRunner: @unchecked Sendable {
         }
     }
 
-    /// Stops the thread and waits for it (it checks between blocks of the file).
-    public func cancel() {
+    /// Stops the thread and waits for it (it checks between blocks of the file), or at most
+    /// `seconds`: at the lowest priority on a busy machine one block can take seconds, and the way
+    /// out of the player does not wait that long (the thread holds this runner until it ends).
+    public func cancel(waitingAtMost seconds: Double? = nil) {
         guard started else { return }
         cancelled.store(true, ordering: .relaxed)
-        done.wait()
+        if let seconds {
+            guard done.wait(timeout: .now() + seconds) == .success else { return }
+        } else {
+            done.wait()
+        }
         started = false
     }
 }

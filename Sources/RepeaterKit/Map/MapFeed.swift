@@ -58,5 +58,6 @@ final class MapFeed {
         }
     }
 
-    func cancel() { runner?.cancel() }
+    /// At the way out: the analysis is told to stop; the player waits for it at most 0.2 s.
+    func cancel() { runner?.cancel(waitingAtMost: 0.2) }
 }

@@ -361,7 +361,7 @@ public final class Player {
     /// The JACK side of one connection, taken down: deactivate, join the disk thread, free the
     /// stretchers, close the client.
     private func disconnect() {
-        dispatcher?.noteView?.stop()
+        dispatcher?.noteView?.stop(waitingAtMost: 0.2)
         takes.stop()
         client?.deactivate()
         writeCallbackStatistics()
