@@ -89,14 +89,7 @@ func readAll(_ path: String) throws {
 
 /// CPU seconds of `finish()` alone, the analysis, and the bytes the analyzer held.
 func analyse(_ path: String) throws -> (Double, MusicAnalysis, Int) {
-    let reader = try SoundFileReader(path: path)
-    let analyzer = try MusicAnalyzer(sampleRate: reader.sampleRate, channelCount: reader.channelCount)
-    var block = [Float](repeating: 0, count: 65_536 * reader.channelCount)
-    while true {
-        let frames = block.withUnsafeMutableBufferPointer { reader.read(into: $0) }
-        if frames == 0 { break }
-        try block.withUnsafeBufferPointer { try analyzer.process(UnsafeBufferPointer(rebasing: $0[0..<(frames * reader.channelCount)])) }
-    }
+    let analyzer = try SoundFileReader.musicAnalyzer(fedWith: path)
     var analysis: MusicAnalysis?
     let finish = try cpuSeconds { analysis = try analyzer.finish() }
     return (finish, analysis!, analyzer.heldByteCount)

@@ -98,14 +98,7 @@ struct MusicCorpusTests {
 
     private func analyse(_ track: MusicCorpus.Track) throws -> Row {
         let start = ProcessCPU.threadSeconds()
-        let reader = try SoundFileReader(path: track.path)
-        let analyzer = try MusicAnalyzer(sampleRate: reader.sampleRate, channelCount: reader.channelCount)
-        var block = [Float](repeating: 0, count: 65_536 * reader.channelCount)
-        while true {
-            let frames = block.withUnsafeMutableBufferPointer { reader.read(into: $0) }
-            if frames == 0 { break }
-            try block.withUnsafeBufferPointer { try analyzer.process(UnsafeBufferPointer(rebasing: $0[0..<(frames * reader.channelCount)])) }
-        }
+        let analyzer = try SoundFileReader.musicAnalyzer(fedWith: track.path)
         let analysis = try analyzer.finish()
         let cpu = ProcessCPU.threadSeconds() - start
         let rate = Double(analysis.sampleRate)
