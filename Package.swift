@@ -24,6 +24,10 @@ let package = Package(
         .systemLibrary(name: "CFFTW", path: "Sources/CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
         // FFTW, double precision: the hearing tests' measures only.
         .systemLibrary(name: "CFFTWDouble", path: "Sources/CFFTWDouble", pkgConfig: "fftw3", providers: [.apt(["libfftw3-dev"])]),
+        // The practice page's HTTP and WebSocket server (one event-loop thread), and its QR code.
+        .systemLibrary(name: "CWebSockets", path: "Sources/CWebSockets", pkgConfig: "libwebsockets",
+                       providers: [.apt(["libwebsockets-dev"])]),
+        .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         // Small C seams: the optional real-time probe, signal flags.
         .target(name: "CRepeaterSupport", linkerSettings: [.linkedLibrary("dl")]),
         // malloc/free/pthread_mutex_lock interposer with a thread-local "real-time section" flag.
@@ -48,11 +52,16 @@ let package = Package(
                 swiftSettings: [.define("REPEATER_PERFORMANCE_CHECKS", .when(configuration: .release))]),
         // The non-real-time side: files, disk reader, JACK binding, offline render, CLI helpers.
         .target(name: "RepeaterKit", dependencies: ["RepeaterEngine", "RepeaterAnalysis", "RepeaterLines", "CJack", "CSndfile", "CLiblo", "CRepeaterSupport"]),
-        .executableTarget(name: "repeater", dependencies: ["RepeaterEngine", "RepeaterKit", "RepeaterLines"]),
+        // The practice page (`play --web`): a surface of its own, one more source and sink of the
+        // dispatcher; its page (Page/) is embedded in the binary.
+        .target(name: "RepeaterWeb", dependencies: ["RepeaterKit", "RepeaterEngine", "CWebSockets", "CQREncode"],
+                resources: [.embedInCode("Page/page.html"), .embedInCode("Page/page.css"), .embedInCode("Page/page.js"),
+                            .embedInCode("Page/icon.svg")]),
+        .executableTarget(name: "repeater", dependencies: ["RepeaterEngine", "RepeaterKit", "RepeaterLines", "RepeaterWeb"]),
         .executableTarget(name: "repeater-capture", dependencies: ["RepeaterKit", "RepeaterTestSupport"]),
         .executableTarget(name: "repeater-bench", dependencies: ["RepeaterEngine", "RepeaterKit", "RepeaterAnalysis", "RepeaterTestSupport", "CRubberBand", "CRepeaterSupport"]),
         // libFuzzer targets for the parsers and decoders (scripts/fuzz), and their corpora's replayer.
-        .executableTarget(name: "repeater-fuzz", dependencies: ["RepeaterEngine", "RepeaterKit", "CLiblo"]),
+        .executableTarget(name: "repeater-fuzz", dependencies: ["RepeaterEngine", "RepeaterKit", "RepeaterWeb", "CLiblo"]),
         // Fixtures shared by the test targets.
         // Optimized in debug builds too: it makes test material (the real-speech set: an hour and
         // a half of audio mixed sample by sample), which unoptimized takes minutes.
@@ -62,6 +71,7 @@ let package = Package(
         // Golden/ holds files the tests read from the source tree by path (and docs/manual.md quotes).
         .testTarget(name: "RepeaterKitTests", dependencies: ["RepeaterKit", "RepeaterLines", "RepeaterTestSupport", "RTCheck"], exclude: ["Golden"]),
         .testTarget(name: "RepeaterLinesTests", dependencies: ["RepeaterLines"]),
+        .testTarget(name: "RepeaterWebTests", dependencies: ["RepeaterWeb", "RepeaterKit", "RepeaterTestSupport"]),
         .testTarget(name: "RepeaterAnalysisTests", dependencies: ["RepeaterAnalysis", "RepeaterKit", "RepeaterLines", "RepeaterTestSupport", "CAubio", "CRepeaterSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["RepeaterEngine", "RepeaterKit", "RepeaterLines", "RepeaterTestSupport", "repeater", "repeater-capture"]),
     ],

@@ -78,9 +78,9 @@ void repeater_malloc_trim(void) {
     malloc_trim(0);
 }
 
-int repeater_thread_lowest_priority(void) {
+int repeater_thread_set_nice(int nice) {
     // On Linux a nice value belongs to a thread: PRIO_PROCESS with the thread's id.
-    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
 }
 
 static pthread_mutex_t fftw_planner = PTHREAD_MUTEX_INITIALIZER;

@@ -4,6 +4,8 @@ public enum CommandSource: UInt8, BitwiseCopyable, Sendable, CaseIterable {
     /// The player itself: start-up, a resumed session, the way out.
     case player
     case key, stdin, osc, midi, transport, trainer
+    /// The practice page (`--web`).
+    case web
 
     /// The name JSON uses, or nil for the player itself.
     public var name: String? { self == .player ? nil : "\(self)" }

@@ -2,7 +2,7 @@
 // libFuzzer targets (`scripts/fuzz` builds this with -sanitize=fuzzer,address and runs each), and,
 // built normally, a replayer for their corpora (the regression tests run every file found):
 //
-//   REPEATER_FUZZ_TARGET=time|command|session|osc|osc-packet|midi|midi-json  (libFuzzer build)
+//   REPEATER_FUZZ_TARGET=time|command|session|osc|osc-packet|midi|midi-json|page  (libFuzzer build)
 //   repeater-fuzz TARGET FILE…                                                (normal build: replay)
 //
 // A target may reject its input (that is what bad input gets); it must never crash, hang or
@@ -10,6 +10,7 @@
 import Foundation
 import RepeaterEngine
 import RepeaterKit
+import RepeaterWeb
 
 /// Feeds one input to one target.
 func fuzz(target: String, _ data: Data) {
@@ -68,6 +69,9 @@ func fuzz(target: String, _ data: Data) {
         }
     case "midi-json":
         _ = try? MIDIBindingStore.parse(data, shown: "'fuzz'")
+    case "page":
+        // A practice page's WebSocket message (at most 4096 bytes reach the decoder).
+        _ = try? PageMessage(decoding: Array(data.prefix(4096)))
     default:
         FileHandle.standardError.write(Data("repeater-fuzz: unknown target '\(target)'\n".utf8))
         exit(2)
@@ -81,7 +85,7 @@ func check(_ condition: Bool, _ message: @autoclosure () -> String) {
     }
 }
 
-let fuzzTargets = ["time", "command", "session", "osc", "osc-packet", "midi", "midi-json"]
+let fuzzTargets = ["time", "command", "session", "osc", "osc-packet", "midi", "midi-json", "page"]
 
 #if REPEATER_LIBFUZZER
 // SwiftPM links an executable's `main` to its @main type, so libFuzzer's own `main` is not used:

@@ -2,6 +2,7 @@ import Foundation
 import RepeaterEngine
 import RepeaterKit
 import RepeaterLines
+import RepeaterWeb
 
 /// Parses the command line (against `CommandTable`) and runs the command; returns the exit code.
 func runMain(_ argv: [String]) -> Int32 {
@@ -16,7 +17,9 @@ func runMain(_ argv: [String]) -> Int32 {
             Console.writeOut(text.hasSuffix("\n") ? text : text + "\n")
             return 0
         case .play(let options):
-            return try Player(options: options).run()
+            let player = try Player(options: options)
+            player.surfaces = try PracticePage.surfaces(for: options)  // a port in use fails before JACK
+            return try player.run()
         case .info(let path):
             return try info(path)
         case .render(var options):

@@ -273,3 +273,125 @@ func jsonEvents(_ text: String, _ event: String) -> [[String: Any]] {
         return try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
     }
 }
+
+/// What `boundSockets` looks for.
+enum SocketKind {
+    case udp
+    case tcpListening
+}
+
+/// The UDP sockets, or the listening TCP sockets, process `pid` holds, as `127.0.0.1:9000` /
+/// `[::1]:9000`: its descriptors' socket inodes looked up in /proc/net/udp{,6} or /proc/net/tcp{,6}
+/// (what the kernel says is bound, whatever the program thinks it asked for).
+func boundSockets(of pid: Int32, kind: SocketKind) -> [String] {
+    let folder = "/proc/\(pid)/fd"
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    let inodes = Set(names.compactMap { name -> String? in
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + name), target.hasPrefix("socket:[") else { return nil }
+        return String(target.dropFirst(8).dropLast())
+    })
+    let tables = kind == .udp ? [("/proc/net/udp", false), ("/proc/net/udp6", true)] : [("/proc/net/tcp", false), ("/proc/net/tcp6", true)]
+    var found: [String] = []
+    for (file, v6) in tables {
+        let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+        for line in text.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            guard fields.count > 9, inodes.contains(String(fields[9])), kind == .udp || fields[3] == "0A" else { continue }  // 0A: LISTEN
+            let local = fields[1].split(separator: ":")
+            guard local.count == 2, let port = Int(local[1], radix: 16) else { continue }
+            let address = procAddress(String(local[0]), v6: v6)
+            found.append((v6 ? "[\(address)]" : address) + ":\(port)")
+        }
+    }
+    return found.sorted()
+}
+
+/// An address as /proc/net/udp* and tcp* print it: 32-bit words in the host's (little-endian) order.
+private func procAddress(_ hex: String, v6: Bool) -> String {
+    var bytes: [UInt8] = []
+    var index = hex.startIndex
+    while let next = hex.index(index, offsetBy: 8, limitedBy: hex.endIndex), index < hex.endIndex {
+        let word = UInt32(hex[index..<next], radix: 16) ?? 0
+        bytes += [UInt8(word & 0xFF), UInt8(word >> 8 & 0xFF), UInt8(word >> 16 & 0xFF), UInt8(word >> 24)]
+        index = next
+    }
+    var text = [CChar](repeating: 0, count: 64)
+    _ = inet_ntop(v6 ? AF_INET6 : AF_INET, bytes, &text, 64)
+    return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// CPU time (s) of the thread of `pid` named `name`, from /proc (utime + stime).
+func threadCPUSeconds(pid: Int32, name: String) -> Double? {
+    let folder = "/proc/\(pid)/task"
+    for task in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+        guard let comm = try? String(contentsOfFile: "\(folder)/\(task)/comm", encoding: .utf8),
+              comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
+              let stat = try? String(contentsOfFile: "\(folder)/\(task)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { continue }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")  // state is field 3: index 0 here
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+    return nil
+}
+
+/// Counts, in the new part of a growing file, lines that contain a text (the player's stdout).
+final class LineWatcher {
+    private let handle: FileHandle
+    private var pending = Data()
+    private let needle: Data
+    private(set) var count = 0
+
+    init(path: String, needle: String) throws {
+        handle = try #require(FileHandle(forReadingAtPath: path))
+        self.needle = Data(needle.utf8)
+        _ = handle.readDataToEndOfFile()  // what is there already does not count
+    }
+
+    /// Reads what was appended; the count of whole lines with the needle so far.
+    func update() -> Int {
+        pending += handle.readDataToEndOfFile()
+        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+            if pending[pending.startIndex..<newline].range(of: needle) != nil { count += 1 }
+            pending = Data(pending[(newline + 1)...])
+        }
+        return count
+    }
+}
+
+/// A flood beside a player: `send(index)` `perSecond` times a second for 5 s on a thread of its own,
+/// while `transport off` on stdin is timed, every 150 ms, from its writing to its event (the
+/// control thread's answer). What was sent, what `send` said failed, how long it took, the latencies.
+func floodTimingStdin(_ player: Child, perSecond: Int = 10_000, send: @escaping @Sendable (Int) -> Bool) throws -> (sent: Int, failed: Int, seconds: Double, latencies: [Double]) {
+    nonisolated(unsafe) var sent = 0, failed = 0
+    nonisolated(unsafe) var sendingSeconds = 0.0
+    let sending = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        let start = Date()
+        while true {
+            let elapsed = Date().timeIntervalSince(start)
+            guard elapsed < 5 else { break }
+            while sent < Int(elapsed * Double(perSecond)) {
+                if !send(sent) { failed += 1 }
+                sent += 1
+            }
+            usleep(500)
+        }
+        sendingSeconds = Date().timeIntervalSince(start)
+        sending.signal()
+    }
+    let watcher = try LineWatcher(path: player.stdoutPath, needle: "\"event\":\"transport-mode\"")
+    var latencies: [Double] = []
+    let floodEnd = Date().addingTimeInterval(4.8)
+    usleep(200_000)
+    while Date() < floodEnd {
+        let expected = watcher.count + 1
+        let written = Date()
+        player.send("transport off")
+        while watcher.update() < expected, Date().timeIntervalSince(written) < 2 { usleep(500) }
+        latencies.append(Date().timeIntervalSince(written))
+        usleep(150_000)
+    }
+    sending.wait()
+    return (sent, failed, sendingSeconds, latencies)
+}

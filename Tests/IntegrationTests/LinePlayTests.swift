@@ -127,7 +127,8 @@ extension JackSuites {
 
             let player = try Child(repeaterPath, ["play", recording.path, "--phrases", "auto", "--server", server.name, "--connect", "none",
                                                   "--status", "json"], in: scratch.path)
-            #expect(player.waitForOutput { $0.contains("\"event\":\"start\"") }, "\(player.stderr)")
+            // (It finds the phrases before it starts: on a busy machine that takes a while.)
+            #expect(player.waitForOutput(timeout: 30) { $0.contains("\"event\":\"start\"") }, "\(player.stderr)")
             let start = try #require(jsonEvents(player.stdout, "start").first)
             #expect(start["line_count"] as? Int == phrases.count && start["lines"] as? String == "automatic phrases", "\(start)")
             for (index, phrase) in phrases.enumerated() {

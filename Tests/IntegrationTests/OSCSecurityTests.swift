@@ -3,86 +3,7 @@ import RepeaterKit
 import RepeaterTestSupport
 import Testing
 
-
 private func lastStatus(_ stdout: String) -> [String: Any] { statusLines(stdout).last ?? [:] }
-
-/// The UDP sockets process `pid` holds, as `127.0.0.1:9000` / `[::1]:9000`: its descriptors'
-/// socket inodes looked up in /proc/net/udp and /proc/net/udp6 (what the kernel says is bound,
-/// whatever the program thinks it asked for).
-private func udpSockets(of pid: Int32) -> [String] {
-    let folder = "/proc/\(pid)/fd"
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-    let inodes = Set(names.compactMap { name -> String? in
-        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + name), target.hasPrefix("socket:[") else { return nil }
-        return String(target.dropFirst(8).dropLast())
-    })
-    var found: [String] = []
-    for (file, v6) in [("/proc/net/udp", false), ("/proc/net/udp6", true)] {
-        let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
-        for line in text.split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: " ")
-            guard fields.count > 9, inodes.contains(String(fields[9])) else { continue }
-            let local = fields[1].split(separator: ":")
-            guard local.count == 2, let port = Int(local[1], radix: 16) else { continue }
-            let address = procAddress(String(local[0]), v6: v6)
-            found.append((v6 ? "[\(address)]" : address) + ":\(port)")
-        }
-    }
-    return found.sorted()
-}
-
-/// An address as /proc/net/udp* print it: 32-bit words in the host's (little-endian) order.
-private func procAddress(_ hex: String, v6: Bool) -> String {
-    var bytes: [UInt8] = []
-    var index = hex.startIndex
-    while let next = hex.index(index, offsetBy: 8, limitedBy: hex.endIndex), index < hex.endIndex {
-        let word = UInt32(hex[index..<next], radix: 16) ?? 0
-        bytes += [UInt8(word & 0xFF), UInt8(word >> 8 & 0xFF), UInt8(word >> 16 & 0xFF), UInt8(word >> 24)]
-        index = next
-    }
-    var text = [CChar](repeating: 0, count: 64)
-    _ = inet_ntop(v6 ? AF_INET6 : AF_INET, bytes, &text, 64)
-    return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-}
-
-/// CPU time (s) of the thread of `pid` named `name`, from /proc (utime + stime).
-private func threadCPUSeconds(pid: Int32, name: String) -> Double? {
-    let folder = "/proc/\(pid)/task"
-    for task in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
-        guard let comm = try? String(contentsOfFile: "\(folder)/\(task)/comm", encoding: .utf8),
-              comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
-              let stat = try? String(contentsOfFile: "\(folder)/\(task)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { continue }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")  // state is field 3: index 0 here
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-    return nil
-}
-
-/// Counts, in the new part of a growing file, lines that contain a text (the player's stdout).
-private final class LineWatcher {
-    private let handle: FileHandle
-    private var pending = Data()
-    private let needle: Data
-    private(set) var count = 0
-
-    init(path: String, needle: String) throws {
-        handle = try #require(FileHandle(forReadingAtPath: path))
-        self.needle = Data(needle.utf8)
-        _ = handle.readDataToEndOfFile()  // what is there already does not count
-    }
-
-    /// Reads what was appended; the count of whole lines with the needle so far.
-    func update() -> Int {
-        pending += handle.readDataToEndOfFile()
-        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-            if pending[pending.startIndex..<newline].range(of: needle) != nil { count += 1 }
-            pending = Data(pending[(newline + 1)...])
-        }
-        return count
-    }
-}
 
 /// A player of a 10 s ramp, looping it (so that it plays for as long as a test needs), JSON status.
 private func startPlayer(_ server: TestServer, _ scratch: ScratchDirectory, statusHz: Int = 10, _ extra: [String],
@@ -107,7 +28,7 @@ extension JackSuites {
             let scratch = ScratchDirectory()
             let port = oscPort()
             let player = try startPlayer(server, scratch, ["--osc", "\(port)"])
-            #expect(udpSockets(of: player.process.processIdentifier) == ["127.0.0.1:\(port)", "[::1]:\(port)"])
+            #expect(boundSockets(of: player.process.processIdentifier, kind: .udp) == ["127.0.0.1:\(port)", "[::1]:\(port)"])
             let start = try #require(events(player.stdout, "start").first)
             #expect(start["osc_port"] as? Int == port)
             #expect(start["osc_listen"] as? [String] == ["127.0.0.1:\(port)", "[::1]:\(port)"])
@@ -122,7 +43,7 @@ extension JackSuites {
             #expect(player.finish(timeout: 10).status == 0)
 
             let open = try startPlayer(server, scratch, ["--osc", "0.0.0.0:\(port)"])
-            #expect(udpSockets(of: open.process.processIdentifier) == ["0.0.0.0:\(port)"])
+            #expect(boundSockets(of: open.process.processIdentifier, kind: .udp) == ["0.0.0.0:\(port)"])
             #expect(events(open.stdout, "start").first?["osc_listen"] as? [String] == ["0.0.0.0:\(port)"])
             #expect(open.stderr.contains("OSC is open to the network on 0.0.0.0:\(port): anyone who can send from 127.0.0.0/8, ::1, "), "\(open.stderr)")
             open.send("quit")
@@ -266,43 +187,13 @@ extension JackSuites {
             let allowed = try OSCTestClient(bindTo: "127.0.0.2")
             let valid = OSCTestClient.message(path: "/repeater/volume", types: "f", arguments: [.float(0)])  // harmless: 0 dB
             let malformed = OSCTestClient.padded("/repeater/volume") + OSCTestClient.padded(",f")  // a type without its value
-            nonisolated(unsafe) var sent = 0, failed = 0
-            nonisolated(unsafe) var sendingSeconds = 0.0
-            let sending = DispatchSemaphore(value: 0)
-            Thread.detachNewThread {
-                let start = Date()
-                while true {
-                    let elapsed = Date().timeIntervalSince(start)
-                    guard elapsed < 5 else { break }
-                    while sent < Int(elapsed * 10_000) {
-                        let ok: Bool
-                        switch sent % 3 {
-                        case 0: ok = refused.sendRaw(to: port, valid)
-                        case 1: ok = allowed.sendRaw(to: port, malformed)
-                        default: ok = allowed.sendRaw(to: port, valid)
-                        }
-                        if !ok { failed += 1 }
-                        sent += 1
-                    }
-                    usleep(500)
+            let (sent, failed, sendingSeconds, latencies) = try floodTimingStdin(player) { index in
+                switch index % 3 {
+                case 0: return refused.sendRaw(to: port, valid)
+                case 1: return allowed.sendRaw(to: port, malformed)
+                default: return allowed.sendRaw(to: port, valid)
                 }
-                sendingSeconds = Date().timeIntervalSince(start)
-                sending.signal()
             }
-            // The control thread's answer to stdin during the flood: the time from writing a line to its event.
-            let watcher = try LineWatcher(path: player.stdoutPath, needle: "\"event\":\"transport-mode\"")
-            var latencies: [Double] = []
-            let floodEnd = Date().addingTimeInterval(4.8)
-            usleep(200_000)
-            while Date() < floodEnd {
-                let expected = watcher.count + 1
-                let written = Date()
-                player.send("transport off")
-                while watcher.update() < expected, Date().timeIntervalSince(written) < 2 { usleep(500) }
-                latencies.append(Date().timeIntervalSince(written))
-                usleep(150_000)
-            }
-            sending.wait()
             let cpuAfter = threadCPUSeconds(pid: pid, name: "repeater-osc")
             usleep(1_200_000)
             let after = lastStatus(player.stdout)

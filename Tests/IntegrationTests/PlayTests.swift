@@ -266,7 +266,7 @@ struct ErrorTests {
 }
 
 @Test("every fuzzing seed and finding (Tests/FuzzCorpus) is replayed through its target without a crash", arguments: [
-    "time", "command", "session", "osc", "osc-packet", "midi", "midi-json",
+    "time", "command", "session", "osc", "osc-packet", "midi", "midi-json", "page",
 ])
 func fuzzCorpusReplays(target: String) throws {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("FuzzCorpus/\(target)").path

@@ -188,7 +188,7 @@ struct EngineControlTests {
         #expect(source { $0 == .playing(true) } == .midi)
         #expect(source { if case .wrap = $0 { true } else { false } } == .player)
         #expect(CommandSource.player.name == nil)
-        #expect(CommandSource.allCases.compactMap(\.name) == ["key", "stdin", "osc", "midi", "transport", "trainer"])
+        #expect(CommandSource.allCases.compactMap(\.name) == ["key", "stdin", "osc", "midi", "transport", "trainer", "web"])
     }
 
     @Test("MIDI presses and transport changes make no allocation and take no lock on the audio thread", .enabled(if: rtcheck_available() == 1, "the allocation counter is off in sanitizer builds"))

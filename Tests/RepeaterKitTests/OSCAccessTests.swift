@@ -32,14 +32,14 @@ private func address(_ text: String) -> IPAddress { IPAddress(parsing: text)! }
 struct OSCAccessTests {
     @Test("--osc PORT is this computer only; HOST:PORT names an address, [v6]:PORT, or a host name")
     func listenAddresses() throws {
-        #expect(try OSCListenAddress(parsing: "9000") == OSCListenAddress(port: 9000))
-        #expect(try OSCListenAddress(parsing: "0.0.0.0:9000") == OSCListenAddress(host: .named("0.0.0.0"), port: 9000))
-        #expect(try OSCListenAddress(parsing: "192.168.1.5:1") == OSCListenAddress(host: .named("192.168.1.5"), port: 1))
-        #expect(try OSCListenAddress(parsing: "[::]:9000") == OSCListenAddress(host: .named("::"), port: 9000))
-        #expect(try OSCListenAddress(parsing: "[fd00::2]:65535") == OSCListenAddress(host: .named("fd00::2"), port: 65535))
-        #expect(try OSCListenAddress(parsing: "studio.local:9000") == OSCListenAddress(host: .named("studio.local"), port: 9000))
+        #expect(try ListenAddress(parsing: "9000") == ListenAddress(port: 9000))
+        #expect(try ListenAddress(parsing: "0.0.0.0:9000") == ListenAddress(host: .named("0.0.0.0"), port: 9000))
+        #expect(try ListenAddress(parsing: "192.168.1.5:1") == ListenAddress(host: .named("192.168.1.5"), port: 1))
+        #expect(try ListenAddress(parsing: "[::]:9000") == ListenAddress(host: .named("::"), port: 9000))
+        #expect(try ListenAddress(parsing: "[fd00::2]:65535") == ListenAddress(host: .named("fd00::2"), port: 65535))
+        #expect(try ListenAddress(parsing: "studio.local:9000") == ListenAddress(host: .named("studio.local"), port: 9000))
         for text in ["9000", "0.0.0.0:9000", "[::]:9000", "[fd00::2]:9000", "studio.local:9000"] {
-            #expect(try OSCListenAddress(parsing: text).description == text)
+            #expect(try ListenAddress(parsing: text).description == text)
         }
     }
 
@@ -88,19 +88,19 @@ struct OSCAccessTests {
 
     @Test("--osc-allow: a list of addresses and networks, loopback and lan; `lan` stands for the networks listened on")
     func allowLists() throws {
-        let list = try OSCAllowList(parsing: "192.168.1.0/24, 10.0.0.7,fd00::/8,loopback,lan")
+        let list = try AllowList(parsing: "192.168.1.0/24, 10.0.0.7,fd00::/8,loopback,lan")
         #expect(list.entries == [.network(try network("192.168.1.0/24")), .network(try network("10.0.0.7")), .network(try network("fd00::/8")), .loopback, .lan])
         #expect(list.description == "192.168.1.0/24,10.0.0.7,fd00::/8,loopback,lan")
         let lan = [try network("192.0.2.0/24"), try network("10.0.0.7")]
         #expect(list.networks(lan: lan).map(\.description) == ["192.168.1.0/24", "10.0.0.7", "fd00::/8", "127.0.0.0/8", "::1", "192.0.2.0/24"])
-        #expect(OSCAllowList.standard.networks(lan: lan).map(\.description) == ["127.0.0.0/8", "::1", "192.0.2.0/24", "10.0.0.7"])
-        #expect(try OSCAllowList(parsing: "127.0.0.2").networks(lan: lan).map(\.description) == ["127.0.0.2"], "given, the list is exactly what it names")
+        #expect(AllowList.standard.networks(lan: lan).map(\.description) == ["127.0.0.0/8", "::1", "192.0.2.0/24", "10.0.0.7"])
+        #expect(try AllowList(parsing: "127.0.0.2").networks(lan: lan).map(\.description) == ["127.0.0.2"], "given, the list is exactly what it names")
         guard case .play(let options) = try Invocation.parse(["play", "x.wav", "--osc", "0.0.0.0:9000", "--osc-allow", "192.168.1.0/24"]) else {
             Issue.record("not play")
             return
         }
-        #expect(options.osc == OSCListenAddress(host: .named("0.0.0.0"), port: 9000))
-        #expect(options.oscAllow == OSCAllowList([.network(try network("192.168.1.0/24"))]))
+        #expect(options.osc == ListenAddress(host: .named("0.0.0.0"), port: 9000))
+        #expect(options.oscAllow == AllowList([.network(try network("192.168.1.0/24"))]))
     }
 
     @Test("a bad --osc-allow is one line naming the option and the entry at fault (exit 2)", arguments: [

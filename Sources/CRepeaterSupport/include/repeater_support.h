@@ -41,9 +41,13 @@ void repeater_fftw_planner_lock(void);
 void repeater_fftw_planner_unlock(void);
 
 // ---- Threads ----------------------------------------------------------------------------------
-/// Lowers the calling thread to the least CPU priority (nice 19), for background analyses that must
-/// never take time from JACK's threads or the control thread. Returns 0, or -1 with errno set.
-int repeater_thread_lowest_priority(void);
+/// Sets the calling thread's nice value (0 normal … 19 least), for work behind the control thread.
+/// JACK's threads are real-time and never compete with these. Not 19 for a thread that shares a lock
+/// with the control thread, even briefly: on a machine busy with other work a nice-19 thread gets
+/// about 1.5 % of a core and, preempted while it holds the lock, keeps the control thread waiting
+/// for seconds (measured: stdin commands answered after > 1 s beside two busy loops).
+/// Returns 0, or -1 with errno set.
+int repeater_thread_set_nice(int nice);
 
 // ---- Guarded children ---------------------------------------------------------------------------
 /// Starts `path` with `argv` (NULL-ended; stdout and stderr to `out_fd`, stdin from /dev/null) as

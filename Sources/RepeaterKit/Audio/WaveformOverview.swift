@@ -2,13 +2,14 @@ import CRepeaterSupport
 import Foundation
 import Synchronization
 
-/// The whole file's waveform at a glance, for the screen's time strip: the peak |x| (all channels) of
-/// `bucketCount` equal stretches of the file, computed on a background thread of low priority from a
-/// file handle of its own, and readable while it is being filled (the count of finished buckets is
-/// published with a release store after their values).
+/// The whole file's waveform at a glance, for the screen's time strip and the practice page: the
+/// lowest and highest sample (all channels) of `bucketCount` equal stretches of the file, computed on
+/// a background thread of low priority from a file handle of its own, and readable while it is being
+/// filled (the count of finished buckets is published with a release store after their values).
 public final class WaveformOverview: @unchecked Sendable {
     public let bucketCount: Int
-    private let peaks: UnsafeMutablePointer<Float>
+    private let minimum: UnsafeMutablePointer<Float>
+    private let maximum: UnsafeMutablePointer<Float>
     private let finished = Atomic<Int>(0)
     private let cancelled = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
@@ -16,13 +17,16 @@ public final class WaveformOverview: @unchecked Sendable {
 
     public init(bucketCount: Int = 2048) {
         self.bucketCount = bucketCount
-        peaks = .allocate(capacity: bucketCount)
-        peaks.initialize(repeating: 0, count: bucketCount)
+        minimum = .allocate(capacity: bucketCount)
+        minimum.initialize(repeating: 0, count: bucketCount)
+        maximum = .allocate(capacity: bucketCount)
+        maximum.initialize(repeating: 0, count: bucketCount)
     }
 
     deinit {
         cancel()
-        peaks.deallocate()
+        minimum.deallocate()
+        maximum.deallocate()
     }
 
     /// Starts computing the overview of `path` on its own thread.
@@ -30,7 +34,7 @@ public final class WaveformOverview: @unchecked Sendable {
         guard !started else { return }
         started = true
         let thread = Thread { [self] in
-            _ = repeater_thread_lowest_priority()
+            _ = repeater_thread_set_nice(10)
             compute(path: path)
             done.signal()
         }
@@ -52,10 +56,19 @@ public final class WaveformOverview: @unchecked Sendable {
         started = false
     }
 
-    /// The peaks known so far (the rest are 0) and how many are known.
+    /// How many buckets are known.
+    public var doneCount: Int { finished.load(ordering: .acquiring) }
+
+    /// The peaks |x| known so far (the rest are 0) and how many are known.
     public func snapshot() -> (peaks: [Float], done: Int) {
         let count = finished.load(ordering: .acquiring)
-        return (Array(UnsafeBufferPointer(start: peaks, count: bucketCount)), count)
+        return ((0..<bucketCount).map { max(-minimum[$0], maximum[$0]) }, count)
+    }
+
+    /// The lowest and highest sample of each bucket known so far (the rest are 0), and how many are known.
+    public func extremes() -> (minimum: [Float], maximum: [Float], done: Int) {
+        let count = finished.load(ordering: .acquiring)
+        return (Array(UnsafeBufferPointer(start: minimum, count: bucketCount)), Array(UnsafeBufferPointer(start: maximum, count: bucketCount)), count)
     }
 
     /// Computes synchronously (the thread's body; tests call it directly).
@@ -68,7 +81,7 @@ public final class WaveformOverview: @unchecked Sendable {
         defer { buffer.deallocate() }
         var position = 0
         var bucket = 0
-        var peak: Float = 0
+        var low: Float = 0, high: Float = 0
         func bucketEnd(_ index: Int) -> Int { Int((Double(index + 1) * Double(frames) / Double(bucketCount)).rounded(.up)) }
         var end = bucketEnd(0)
         while position < frames, !cancelled.load(ordering: .relaxed) {
@@ -76,19 +89,22 @@ public final class WaveformOverview: @unchecked Sendable {
             if count <= 0 { break }
             for frame in 0..<count {
                 while position + frame >= end && bucket < bucketCount - 1 {
-                    peaks[bucket] = peak
+                    (minimum[bucket], maximum[bucket]) = (low, high)
                     bucket += 1
-                    peak = 0
+                    (low, high) = (0, 0)
                     end = bucketEnd(bucket)
                     finished.store(bucket, ordering: .releasing)
                 }
                 let base = buffer + frame * channels
-                for channel in 0..<channels { peak = max(peak, base[channel].magnitude) }
+                for channel in 0..<channels {
+                    low = min(low, base[channel])
+                    high = max(high, base[channel])
+                }
             }
             position += count
         }
         if bucket < bucketCount {
-            peaks[bucket] = peak
+            (minimum[bucket], maximum[bucket]) = (low, high)
             finished.store(bucketCount, ordering: .releasing)
         }
     }

@@ -114,6 +114,14 @@ public enum CommandTable {
                 take OSC only from these addresses or networks: 192.168.1.0/24,10.0.0.7,
                 loopback, lan (default: loopback,lan: the networks listened on)
                 """),
+            OptionSpec("--web", value: .text("[HOST:]PORT"), help: """
+                serve the practice page (waveform, loop handles, lines, takes) on TCP PORT of
+                this computer only, or on HOST:PORT: 0.0.0.0:8765 for a phone (a token guards it)
+                """),
+            OptionSpec("--web-allow", value: .text("LIST"), help: """
+                take page connections only from these addresses or networks: 192.168.1.0/24,
+                loopback, lan (default: loopback,lan: the networks listened on)
+                """),
             OptionSpec("--render-ahead", value: .choice("N", ["auto", "0", "1", "2", "3", "4"]), help: """
                 render N periods ahead on a real-time helper thread (0: in the
                 process callback; auto, the default: 2 on a real-time server, else 0)

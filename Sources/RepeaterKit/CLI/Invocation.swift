@@ -67,8 +67,10 @@ public enum Invocation {
             case "--midi-connect":
                 options.midi = true
                 options.midiConnect = try arguments.value(for: name, inline: inline)
-            case "--osc": options.osc = try OSCListenAddress(parsing: try arguments.value(for: name, inline: inline))
-            case "--osc-allow": options.oscAllow = try OSCAllowList(parsing: try arguments.value(for: name, inline: inline))
+            case "--osc": options.osc = try ListenAddress(parsing: try arguments.value(for: name, inline: inline))
+            case "--osc-allow": options.oscAllow = try AllowList(parsing: try arguments.value(for: name, inline: inline))
+            case "--web": options.web = try ListenAddress(parsing: try arguments.value(for: name, inline: inline), option: name, transport: "TCP")
+            case "--web-allow": options.webAllow = try AllowList(parsing: try arguments.value(for: name, inline: inline), option: name)
             case "--render-ahead":
                 let text = try arguments.value(for: name, inline: inline)
                 if text == "auto" {

@@ -4,22 +4,22 @@ import Synchronization
 /// A named thread of the control side (the disk reader, the take writer, the OSC receiver, the note
 /// view) running one loop until `stop()`: the loop checks `stopping`; `stop()` raises it and waits
 /// until the loop has returned. Started once; `stop()` without a running thread does nothing.
-final class WorkerThread: @unchecked Sendable {
-    let name: String
+public final class WorkerThread: @unchecked Sendable {
+    public let name: String
     private let stopRequested = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private var running = false
 
-    init(name: String) { self.name = name }
+    public init(name: String) { self.name = name }
 
     /// Whether `stop()` was asked for: the loop's condition.
-    var stopping: Bool { stopRequested.load(ordering: .relaxed) }
+    public var stopping: Bool { stopRequested.load(ordering: .relaxed) }
 
     /// Started and not yet stopped (the owner's thread only).
-    var isRunning: Bool { running }
+    public var isRunning: Bool { running }
 
     /// Runs `loop` on a new thread named `name` (once).
-    func start(qualityOfService: QualityOfService? = nil, _ loop: @escaping @Sendable () -> Void) {
+    public func start(qualityOfService: QualityOfService? = nil, _ loop: @escaping @Sendable () -> Void) {
         guard !running else { return }
         running = true
         let thread = Thread { [finished] in
@@ -32,10 +32,10 @@ final class WorkerThread: @unchecked Sendable {
     }
 
     /// Asks the loop to end and waits until it has, or at most `seconds` (true: it has). A thread of
-    /// the lowest priority on a machine busy with other work can take seconds to reach its check:
+    /// a low priority on a machine busy with other work can take a second or more to reach its check:
     /// the way out of the player does not wait for it that long (the process ends it).
     @discardableResult
-    func stop(waitingAtMost seconds: Double? = nil) -> Bool {
+    public func stop(waitingAtMost seconds: Double? = nil) -> Bool {
         guard running else { return true }
         stopRequested.store(true, ordering: .relaxed)
         if let seconds {
@@ -46,4 +46,14 @@ final class WorkerThread: @unchecked Sendable {
         running = false
         return true
     }
+}
+
+/// Names the calling thread for the system (`top -H`, /proc/PID/task/*/comm): Foundation's
+/// `Thread.name` stays inside the process on Linux, and glibc's `pthread_setname_np` is not visible to
+/// Swift without _GNU_SOURCE.
+public func nameThisThread(_ name: String) {
+    let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    _ = name.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, min(15, $0.count - 1)) }
+    close(fd)
 }

@@ -9,7 +9,10 @@ public final class JSONSink: OutputSink {
 
     public init(out: StdoutWriter) { self.out = out }
 
-    public func status(_ s: StatusSnapshot, force: Bool) {
+    public func status(_ s: StatusSnapshot, force: Bool) { out.statusLine(Self.statusLine(s)) }
+
+    /// The status as one JSON object (the practice page receives the same).
+    public static func statusLine(_ s: StatusSnapshot) -> JSONLine {
         var line = JSONLine()
         line.add("state", s.state)
         line.add("frame", s.frame)
@@ -125,7 +128,14 @@ public final class JSONSink: OutputSink {
             line.add("osc_dropped", osc.dropped)
             line.add("osc_subscribers", osc.subscribers)
         }
-        out.statusLine(line)
+        if let page = s.page {
+            line.add("web_clients", page.clients)
+            line.add("web_refused", page.refused)
+            line.add("web_errors", page.errors)
+            line.add("web_dropped", page.dropped)
+            line.add("web_coalesced", page.coalesced)
+        }
+        return line
     }
 
     public func event(_ event: PlayerEvent) { out.eventLine(event.json) }

@@ -33,6 +33,15 @@ public struct ScreenState: Sendable {
         return line
     }
 
+    /// The practice page's address (whole, or not at all: a cut token is no use), and who is on it.
+    var pageForms: [String]? {
+        guard let page = status.page else { return nil }
+        var counts = page.clients > 0 ? "  pages \(page.clients)" : ""
+        if page.refused > 0 { counts += "  refused \(page.refused)" }
+        let reach = page.loopbackOnly ? "(this computer only)" : "(open to the network; ? shows its QR code)"
+        return ["page \(page.url) \(reach)\(counts)", "page \(page.url)\(counts)", "page \(page.url)", page.url]
+    }
+
     /// The JACK transport's line, when it is followed or driven.
     var transportLine: String? {
         status.transport == .off ? nil : "transport \(status.transport.name): \(status.transportRolling ? "rolling" : "stopped")"
@@ -60,6 +69,7 @@ public enum Screen {
         if let trainer = state.trainerLine { parts.append((fit(trainer, width), 4)) }
         if let transport = state.transportLine { parts.append((fit(transport, width), 4)) }
         if let osc = state.oscLine { parts.append((fit(osc, width), 3)) }
+        if let page = state.pageForms, let form = page.first(where: { $0.count <= width }) { parts.append((form, 3)) }
         for line in overview(state, width: width, paint: painter) { parts.append((line, 8)) }
         if let ruler = barRuler(state, width: width) { parts.append((painter.style(ruler, "2"), 6)) }
         parts.append((fitFirst(loopForms(state), width: width), 7))
@@ -84,6 +94,11 @@ public enum Screen {
         if state.showHelp {
             for line in state.keyHelp.split(separator: "\n") {
                 for wrapped in wrap(String(line), width: width) { parts.append((wrapped, 0)) }
+            }
+            // The page's QR code for a phone, whole or not at all (a cut one does not scan).
+            if let rows = state.status.page?.qrRows, !rows.isEmpty, parts.count + rows.count <= height,
+               rows.allSatisfy({ $0.count <= width }) {
+                for row in rows { parts.append((painter.style(row, "97;40"), 0)) }
             }
         }
         var keep = 0

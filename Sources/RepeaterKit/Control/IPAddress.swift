@@ -41,7 +41,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The address of an `AF_INET` or `AF_INET6` socket address; nil for other families.
-    init?(_ address: UnsafePointer<sockaddr>) {
+    public init?(_ address: UnsafePointer<sockaddr>) {
         switch Int32(address.pointee.sa_family) {
         case AF_INET:
             let bits = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }

@@ -13,7 +13,7 @@ public final class OSCFeedback: OutputSink {
     public static let maximumSubscribers = 8
 
     struct Subscriber {
-        let socket: OSCSocket
+        let socket: BoundSocket
         let address: SocketAddress
         var renewed: Double
     }
@@ -36,7 +36,7 @@ public final class OSCFeedback: OutputSink {
     public var subscriberCount: Int { subscribers.count }
 
     /// `address` (the sender's host, its own port or the one it named) gets the status.
-    func subscribe(socket: OSCSocket, address: SocketAddress, now: Double) -> Subscription {
+    func subscribe(socket: BoundSocket, address: SocketAddress, now: Double) -> Subscription {
         if let index = subscribers.firstIndex(where: { $0.address.sameEndpoint(as: address) }) {
             subscribers[index].renewed = now
             return .renewed

@@ -15,7 +15,7 @@ import Synchronization
 /// the control thread drains the inbox into the dispatcher and does all the sending (errors, the
 /// subscribers' status), never waiting on the network.
 public final class OSCServer: @unchecked Sendable {
-    public let listen: OSCListenAddress
+    public let listen: ListenAddress
     public var port: Int { listen.port }
     /// Where it listens: `127.0.0.1:9000`, `[::1]:9000`.
     public let endpoints: [String]
@@ -32,10 +32,9 @@ public final class OSCServer: @unchecked Sendable {
     /// (beyond: counted in `osc_errors` only); subscription changes the same.
     public static let answersPerSecond = 20.0
 
-    private let sockets: [OSCSocket]
-    private let inbox = Mutex(Inbox())
+    private let sockets: [BoundSocket]
+    private let inbox: WakingInbox<Item>
     private let worker = WorkerThread(name: "repeater-osc")
-    private let wakePipe: (read: Int32, write: Int32)
     private let replies = OSCReplyBudget()
     // The receiving thread's own budgets.
     private var rejections = RateLimit(perSecond: OSCServer.answersPerSecond)
@@ -46,49 +45,33 @@ public final class OSCServer: @unchecked Sendable {
     private let refused = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
 
-    private struct Inbox {
-        var items: [Item] = []
-        /// A byte is in the pipe that the control thread has not drained yet.
-        var woken = false
-    }
-
     enum Item: Sendable {
         case command(Command)
         case reject(String, OSCSender)
-        case subscribe(OSCSocket, SocketAddress)
+        case subscribe(BoundSocket, SocketAddress)
         case unsubscribe(IPAddress, port: Int?)
     }
 
     /// Binds the sockets `listen` names; `allow` nil is the default (`loopback,lan`). A port in
     /// use, a foreign address, an unknown name: a one-line error (exit 2), before anything plays.
-    public init(listen: OSCListenAddress, allow: OSCAllowList? = nil, statusHz: Double = 10) throws(RepeaterError) {
+    public init(listen: ListenAddress, allow: AllowList? = nil, statusHz: Double = 10) throws(RepeaterError) {
         self.listen = listen
-        let (sockets, notes) = try OSCSocket.open(listen)
+        let (sockets, notes) = try BoundSocket.open(listen)
         self.sockets = sockets
         self.notes = notes
         endpoints = sockets.map(\.local.description)
-        allowed = (allow ?? .standard).networks(lan: OSCSocket.networks(servedBy: sockets))
+        allowed = (allow ?? .standard).networks(lan: BoundSocket.networks(servedBy: sockets))
         feedback = OSCFeedback(statusHz: statusHz)
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw RepeaterError(.failure, "cannot create a pipe for the OSC thread") }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        wakePipe = (fds[0], fds[1])
+        inbox = try WakingInbox(capacity: Self.inboxCapacity, for: "OSC")
     }
 
-    deinit {
-        stop()
-        close(wakePipe.read)
-        close(wakePipe.write)
-    }
+    deinit { stop() }
 
     /// Only this computer's programs can reach it (every socket is bound to a loopback address).
     public var isLoopbackOnly: Bool { sockets.allSatisfy { $0.local.ip.isLoopback } }
 
     /// The control thread polls this; a byte arrives when the inbox gets its first item.
-    public var wakeFD: Int32 { wakePipe.read }
+    public var wakeFD: Int32 { inbox.wakeFD }
 
     /// Packets that could not be decoded, and messages refused (unknown address, wrong arguments).
     public var errors: Int { malformed.load(ordering: .relaxed) + rejected.load(ordering: .relaxed) }
@@ -112,14 +95,7 @@ public final class OSCServer: @unchecked Sendable {
     /// Control thread: hands what arrived to the dispatcher (subscriptions to the feedback, with an
     /// event each), and expires subscriptions; true for quit.
     public func poll(into sink: any CommandSink, output: Output) -> Bool {
-        var byte: UInt8 = 0
-        while read(wakePipe.read, &byte, 1) > 0 {}
-        let items = inbox.withLock { inbox -> [Item] in
-            let taken = inbox.items
-            inbox.items = []
-            inbox.woken = false
-            return taken
-        }
+        let items = inbox.take()
         let now = RateLimit.now()
         for item in items {
             switch item {
@@ -181,7 +157,7 @@ public final class OSCServer: @unchecked Sendable {
     }
 
     /// OSC thread: one packet. The sender is checked first; nothing of a refused packet is read.
-    private func received(_ bytes: UnsafeRawBufferPointer, from storage: sockaddr_storage, length: socklen_t, on socket: OSCSocket) {
+    private func received(_ bytes: UnsafeRawBufferPointer, from storage: sockaddr_storage, length: socklen_t, on socket: BoundSocket) {
         var storage = storage
         let sender = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { IPAddress($0) } }
         guard let sender, allowed.contains(where: { $0.contains(sender) }) else {
@@ -209,29 +185,9 @@ public final class OSCServer: @unchecked Sendable {
                 if rejections.take() { items.append(.reject(error.message, OSCSender(socket: socket, address: address, budget: replies))) }
             }
         }
-        guard !items.isEmpty else { return }
-        let wake = inbox.withLock { inbox -> Bool in
-            let room = max(0, Self.inboxCapacity - inbox.items.count)
-            if items.count > room { dropped.add(items.count - room, ordering: .relaxed) }
-            inbox.items += items.prefix(room)
-            defer { inbox.woken = true }
-            return !inbox.woken && room > 0
-        }
-        if wake {
-            var byte: UInt8 = 1
-            _ = write(wakePipe.write, &byte, 1)
-        }
+        let lost = inbox.post(items)
+        if lost > 0 { dropped.add(lost, ordering: .relaxed) }
     }
-}
-
-/// Names the calling thread for the system (`top -H`, /proc/PID/task/*/comm): Foundation's
-/// `Thread.name` stays inside the process on Linux, and glibc's `pthread_setname_np` is not visible to
-/// Swift without _GNU_SOURCE.
-private func nameThisThread(_ name: String) {
-    let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-    guard fd >= 0 else { return }
-    _ = name.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, min(15, $0.count - 1)) }
-    close(fd)
 }
 
 /// The OSC side of the status: where it listens and what it refused.
@@ -255,11 +211,11 @@ public struct OSCStatus: Sendable {
 
 /// An OSC client's address: where its errors go back, from the socket its message came in on.
 public final class OSCSender: ReplyChannel, @unchecked Sendable {
-    let socket: OSCSocket
+    let socket: BoundSocket
     let address: SocketAddress
     private let budget: OSCReplyBudget
 
-    init(socket: OSCSocket, address: SocketAddress, budget: OSCReplyBudget) {
+    init(socket: BoundSocket, address: SocketAddress, budget: OSCReplyBudget) {
         self.socket = socket
         self.address = address
         self.budget = budget

@@ -37,6 +37,8 @@ public struct StatusSnapshot: Sendable {
     public var midiIgnored: Int?
     /// With `--osc`: where it listens, what it refused and dropped, the subscribers.
     public var osc: OSCStatus?
+    /// With `--web`: the practice page's address, clients, and what it refused, dropped or coalesced.
+    public var page: PageStatus?
     public var underruns = 0
     public var xruns = 0
     /// Cycles the server ran without calling repeater (on PipeWire, where xruns are not reported).

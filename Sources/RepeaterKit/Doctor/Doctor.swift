@@ -288,7 +288,7 @@ public struct Doctor {
         lo_version(&text, Int32(text.count), nil, nil, nil, 0, nil, nil, nil)
         let version = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         // What `--osc 0.0.0.0:PORT` would take by default: this computer's IPv4 networks.
-        let networks = OSCSocket.networks(servedBy: [IPAddress(ipv4: 0)]).filter { !$0.address.isLoopback }
+        let networks = BoundSocket.networks(servedBy: [IPAddress(ipv4: 0)]).filter { !$0.address.isLoopback }
         let open = networks.isEmpty ? "this computer has no IPv4 network" : "--osc 0.0.0.0:PORT would take \(networks.map(\.description).joined(separator: ", "))"
         return DoctorCheck(name: "osc", status: .ok,
                            finding: "the OSC library (liblo \(version)) is present: --osc PORT listens on this computer only (127.0.0.1, ::1); \(open)")

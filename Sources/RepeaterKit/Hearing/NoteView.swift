@@ -6,7 +6,7 @@ import Synchronization
 
 /// The note view: which notes sound (named with octave and cents), their energy per piano key, and
 /// a chord guess, from the engine's tap of what is heard (after speed, pitch and isolation). A
-/// thread of its own (lowest CPU priority) drains the tap ten times a second and analyses either
+/// thread of its own (behind the control thread: nice 5) drains the tap ten times a second and analyses either
 /// the last ~170 ms (`playhead`) or everything heard since the loop began (`loop`, averaged); the
 /// control thread takes the latest report, never waiting for an analysis.
 public final class NoteView: @unchecked Sendable {
@@ -36,7 +36,10 @@ public final class NoteView: @unchecked Sendable {
         guard !worker.isRunning else { return }
         engine.controls.tapOn.store(true, ordering: .relaxed)
         worker.start { [self] in
-            _ = repeater_thread_lowest_priority()
+            // Behind the control thread, but not starved: the strip must follow the music on a
+            // machine busy with other work (at nice 19 it showed nothing for 15 s beside two busy
+            // loops), and it shares the FFT planner's lock and its mailbox with the control thread.
+            _ = repeater_thread_set_nice(5)
             run()
         }
     }

@@ -73,7 +73,7 @@ public final class MapAnalysisRunner: @unchecked Sendable {
         guard !started else { return }
         started = true
         let thread = Thread { [self] in
-            _ = repeater_thread_lowest_priority()  // never take time from JACK or the control thread
+            _ = repeater_thread_set_nice(10)  // behind the control thread; JACK's threads are real-time
             run(path: path)
             done.signal()
         }
@@ -107,7 +107,7 @@ public final class MapAnalysisRunner: @unchecked Sendable {
     }
 
     /// Stops the thread and waits for it (it checks between blocks of the file), or at most
-    /// `seconds`: at the lowest priority on a busy machine one block can take seconds, and the way
+    /// `seconds`: at its low priority on a busy machine one block can take a second or more, and the way
     /// out of the player does not wait that long (the thread holds this runner until it ends).
     public func cancel(waitingAtMost seconds: Double? = nil) {
         guard started else { return }

@@ -27,9 +27,13 @@ public struct PlayOptions: Sendable {
     public var midi = false
     public var midiConnect: String?
     /// `--osc [HOST:]PORT`: answer OSC on this UDP port, of this computer only or of HOST.
-    public var osc: OSCListenAddress?
+    public var osc: ListenAddress?
     /// `--osc-allow LIST`: the senders taken (nil: this computer, and the networks listened on).
-    public var oscAllow: OSCAllowList?
+    public var oscAllow: AllowList?
+    /// `--web [HOST:]PORT`: serve the practice page on this TCP port, of this computer only or of HOST.
+    public var web: ListenAddress?
+    /// `--web-allow LIST`: the hosts whose connections are taken (nil: this computer, and the networks listened on).
+    public var webAllow: AllowList?
     /// `--render-ahead N`: render N periods ahead on a real-time helper thread (the callback only
     /// copies), or (0) in the process callback itself; nil (the default): 1 on a real-time JACK
     /// server, 0 on one without real-time scheduling (where a helper thread would have no priority).

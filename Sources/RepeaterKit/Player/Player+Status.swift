@@ -17,6 +17,7 @@ extension Player {
             line.add("lines", lines.source)
             line.add("line_count", lines.lines.count)
         }
+        describeSurfaces(into: &line)
         if let osc {
             line.add("osc_port", osc.port)
             line.addRaw("osc_listen", "[" + osc.endpoints.map(JSONLine.quote).joined(separator: ",") + "]")
@@ -60,6 +61,7 @@ extension Player {
         s.learning = dispatcher.learning
         if options.midi { s.midiIgnored = engine.status.midiIgnored.load(ordering: .relaxed) }
         if let osc { s.osc = osc.status }
+        s.page = surfaces.first?.status
         s.underruns = engine.status.underruns.load(ordering: .relaxed)
         s.xruns = client?.notifications.xruns.load(ordering: .relaxed) ?? 0
         s.missedCycles = client?.notifications.missedCycles.load(ordering: .relaxed) ?? 0
@@ -77,7 +79,10 @@ extension Player {
         return s
     }
 
-    func printStatus(force: Bool = false) { output.status(snapshot(), force: force) }
+    func printStatus(force: Bool = false) {
+        updateSurfaces()
+        output.status(snapshot(), force: force)
+    }
 
     /// For the benchmark (`REPEATER_CALLBACK_STATS=path`): the whole run's callback load (mean, p99.9
     /// and worst share of a period), xruns and underruns, as one JSON object.

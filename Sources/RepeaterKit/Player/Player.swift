@@ -30,6 +30,9 @@ public final class Player {
     var stdin: StdinSource!
     private var midi: MIDISource?
     var osc: OSCServer?
+    /// The practice page (`--web`), bound before the run (Player+Surfaces.swift).
+    public var surfaces: [any ControlSurface] = []
+    var lastSurfaceStatus = Date.distantPast
     private var reportedLatency = 0
     private(set) var hasScreen = false
     private var startAnnounced = false
@@ -255,11 +258,12 @@ public final class Player {
             }
         }
         if let osc { output.add(osc.feedback) }
+        startSurfaces()
     }
 
     /// The note view runs for the sinks that show it: the screen, JSON, OSC subscribers.
     private func startNoteView(sampleRate: Int) {
-        guard hasScreen || options.status == .json || osc != nil else { return }
+        guard hasScreen || options.status == .json || osc != nil || !surfaces.isEmpty else { return }
         let view = NoteView(engine: engine, sampleRate: sampleRate)
         view.start()
         dispatcher.noteView = view
@@ -292,6 +296,7 @@ public final class Player {
             case .nothing: break
             }
             if osc?.poll(into: dispatcher, output: output) == true { return .exit(0) }
+            if pollSurfaces() { return .exit(0) }
             map.poll(into: dispatcher, output: output)
             if midi?.poll() == true { return .exit(0) }
             if dispatcher.runQueued() { return .exit(0) }
@@ -339,6 +344,7 @@ public final class Player {
         var fds = [pollfd(fd: repeater_signal_fd(), events: Int16(POLLIN), revents: 0)]
         if stdin?.isOpen == true { fds.append(pollfd(fd: 0, events: Int16(POLLIN), revents: 0)) }
         if let osc { fds.append(pollfd(fd: osc.wakeFD, events: Int16(POLLIN), revents: 0)) }
+        for fd in surfaceWakeFDs { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
         _ = poll(&fds, nfds_t(fds.count), timeoutMilliseconds)
     }
 
@@ -379,6 +385,7 @@ public final class Player {
             if dispatcher.transportMode == .drive, dispatcher.exitReason != "shutdown" { client?.stopTransport() }
         }
         osc?.stop()
+        stopSurfaces()
         map.cancel()
         disconnect()
         output.close()

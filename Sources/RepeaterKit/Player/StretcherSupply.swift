@@ -95,7 +95,8 @@ public final class StretcherSupply {
     public func measureAhead() {
         let kind = self.kind, rate = sampleRate, consistentToo = engine.configuration.baseRate != 1
         Thread.detachNewThread {
-            _ = repeater_thread_lowest_priority()
+            // At the normal priority: the control thread waits for this measurement when it needs a
+            // stretcher before it is done (a start at --rate, the first speed change).
             _ = StretcherSupply.timing(kind: kind, pitchConsistent: false, sampleRate: rate)
             if consistentToo { _ = StretcherSupply.timing(kind: kind, pitchConsistent: true, sampleRate: rate) }
         }

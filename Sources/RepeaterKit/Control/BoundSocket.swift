@@ -1,12 +1,23 @@
 import Foundation
 
-/// One bound, non-blocking UDP socket of the OSC server. It owns its descriptor: closed when the
-/// last holder lets go (the server, a subscriber, a command still waiting to be answered), so a late
-/// answer can never write to a descriptor number the process has since reused for something else.
-final class OSCSocket: @unchecked Sendable {
-    let fd: Int32
+/// One bound, non-blocking socket: a UDP socket of the OSC server, or a listening TCP socket of the
+/// practice page. It owns its descriptor: closed when the last holder lets go (the server, a
+/// subscriber, a command still waiting to be answered), so a late answer can never write to a
+/// descriptor number the process has since reused for something else.
+public final class BoundSocket: @unchecked Sendable {
+    public let fd: Int32
     /// Where it is bound (the port as bound).
     let local: SocketAddress
+    /// Where it is bound: `127.0.0.1:9000`, `[::1]:9000`.
+    public var endpoint: String { local.description }
+    /// The address it is bound to (0.0.0.0 or :: for every interface).
+    public var address: IPAddress { local.ip }
+
+    /// What a socket is for: OSC's datagrams, or the page's TCP connections (listened for).
+    public enum Kind: Sendable {
+        case datagram
+        case stream
+    }
 
     private init(fd: Int32, local: SocketAddress) {
         self.fd = fd
@@ -23,69 +34,77 @@ final class OSCSocket: @unchecked Sendable {
         }
     }
 
-    /// Binds UDP `address`. `[::]` takes IPv4 too (dual-stack, whatever the system default); any
-    /// other IPv6 address only IPv6. The error is errno.
-    static func bind(_ address: IPAddress, port: Int) -> Result<OSCSocket, SystemError> {
+    /// Binds `address` (a UDP socket, or a TCP socket that listens). `[::]` takes IPv4 too
+    /// (dual-stack, whatever the system default); any other IPv6 address only IPv6. The error is errno.
+    static func bind(_ address: IPAddress, port: Int, kind: Kind = .datagram) -> Result<BoundSocket, SystemError> {
         let family = address.isIPv4 ? AF_INET : AF_INET6
-        let fd = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let type = kind == .datagram ? Int32(SOCK_DGRAM.rawValue) : Int32(SOCK_STREAM.rawValue)
+        let fd = socket(family, type | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return .failure(SystemError(errno)) }
         if family == AF_INET6 {
             var only: Int32 = address.isUnspecified ? 0 : 1
             _ = setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &only, socklen_t(MemoryLayout<Int32>.size))
         }
-        let bound = SocketAddress(address, port: port).withSockaddr { Foundation.bind(fd, $0, $1) }
+        if kind == .stream {
+            // A restart right after a run finds the port free, though its last connections wait out TIME_WAIT.
+            var reuse: Int32 = 1
+            _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var bound = SocketAddress(address, port: port).withSockaddr { Foundation.bind(fd, $0, $1) }
+        if bound == 0, kind == .stream { bound = listen(fd, 16) }
         guard bound == 0 else {
             let error = SystemError(errno)
             close(fd)
             return .failure(error)
         }
         let local = SocketAddress { getsockname(fd, $0, $1) == 0 } ?? SocketAddress(address, port: port)
-        return .success(OSCSocket(fd: fd, local: local))
+        return .success(BoundSocket(fd: fd, local: local))
     }
 
     /// The sockets `listen` asks for: 127.0.0.1 and ::1 for the loopback (::1 may be missing where
     /// IPv6 is off: a note says so and 127.0.0.1 serves alone), or every address HOST stands for (a
     /// literal, or a name resolved once). A port in use, an address this computer does not have,
-    /// a name that does not resolve: one line, exit 2.
-    static func open(_ listen: OSCListenAddress) throws(RepeaterError) -> (sockets: [OSCSocket], notes: [String]) {
+    /// a name that does not resolve: one line, exit 2. `service` and `option` name them in messages.
+    public static func open(_ listen: ListenAddress, kind: Kind = .datagram, service: String = "OSC",
+                            option: String = "--osc") throws(RepeaterError) -> (sockets: [BoundSocket], notes: [String]) {
         let port = listen.port
-        let inUse = RepeaterError.input("OSC port \(port) cannot be used (in use by another program?): choose another with --osc PORT")
-        var sockets: [OSCSocket] = []
+        let inUse = RepeaterError.input("\(service) port \(port) cannot be used (in use by another program?): choose another with \(option) PORT")
+        var sockets: [BoundSocket] = []
         var notes: [String] = []
         switch listen.host {
         case .loopback:
-            switch bind(IPAddress(ipv4: 0x7F00_0001), port: port) {
+            switch bind(IPAddress(ipv4: 0x7F00_0001), port: port, kind: kind) {
             case .success(let socket): sockets.append(socket)
             case .failure(SystemError.addressInUse): throw inUse
-            case .failure(let error): throw .input("OSC port \(port) cannot be used on 127.0.0.1: \(error.text)")
+            case .failure(let error): throw .input("\(service) port \(port) cannot be used on 127.0.0.1: \(error.text)")
             }
-            switch bind(IPAddress(high: 0, low: 1), port: port) {
+            switch bind(IPAddress(high: 0, low: 1), port: port, kind: kind) {
             case .success(let socket): sockets.append(socket)
             case .failure(SystemError.addressInUse): throw inUse
             case .failure(let error):
-                notes.append("OSC listens on 127.0.0.1:\(port) only: IPv6's ::1 cannot be used here (\(error.text))")
+                notes.append("\(service) listens on 127.0.0.1:\(port) only: IPv6's ::1 cannot be used here (\(error.text))")
             }
         case .named(let name):
-            let addresses = try resolve(name)
+            let addresses = try resolve(name, option: option)
             for address in addresses {
-                switch bind(address, port: port) {
+                switch bind(address, port: port, kind: kind) {
                 case .success(let socket): sockets.append(socket)
                 case .failure(SystemError.addressInUse): throw inUse
                 case .failure(SystemError.addressNotAvailable):
-                    if addresses.count == 1 { throw .input("--osc \(listen): \(address) is not an address of this computer (see `ip address`; 0.0.0.0:\(port) listens on every network)") }
-                    notes.append("OSC: \(name) stands for \(address) too, which is not an address of this computer: left out")
+                    if addresses.count == 1 { throw .input("\(option) \(listen): \(address) is not an address of this computer (see `ip address`; 0.0.0.0:\(port) listens on every network)") }
+                    notes.append("\(service): \(name) stands for \(address) too, which is not an address of this computer: left out")
                 case .failure(let error):
-                    if addresses.count == 1 { throw .input("--osc \(listen): \(error.text)") }
-                    notes.append("OSC: \(address) cannot be used (\(error.text)): left out")
+                    if addresses.count == 1 { throw .input("\(option) \(listen): \(error.text)") }
+                    notes.append("\(service): \(address) cannot be used (\(error.text)): left out")
                 }
             }
-            if sockets.isEmpty { throw .input("--osc \(listen): none of \(name)'s addresses (\(addresses.map(\.description).joined(separator: ", "))) is an address of this computer") }
+            if sockets.isEmpty { throw .input("\(option) \(listen): none of \(name)'s addresses (\(addresses.map(\.description).joined(separator: ", "))) is an address of this computer") }
         }
         return (sockets, notes)
     }
 
     /// An address literal, or a host name's addresses (looked up once; at most 4 distinct).
-    private static func resolve(_ name: String) throws(RepeaterError) -> [IPAddress] {
+    private static func resolve(_ name: String, option: String) throws(RepeaterError) -> [IPAddress] {
         if let literal = IPAddress(parsing: name) { return [literal] }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -93,7 +112,7 @@ final class OSCSocket: @unchecked Sendable {
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(name, nil, &hints, &list)
         guard status == 0, let first = list else {
-            throw .input("--osc: the host name '\(name)' does not resolve (\(String(cString: gai_strerror(status)))); give an address, or 0.0.0.0:PORT")
+            throw .input("\(option): the host name '\(name)' does not resolve (\(String(cString: gai_strerror(status)))); give an address, or 0.0.0.0:PORT")
         }
         defer { freeaddrinfo(first) }
         var addresses: [IPAddress] = []
@@ -108,12 +127,12 @@ final class OSCSocket: @unchecked Sendable {
     /// The networks of the interfaces these sockets listen on (`getifaddrs`, interfaces that are
     /// up): an address's own network(s); for 0.0.0.0 every IPv4 interface's; for [::] every
     /// interface's, IPv4 and IPv6.
-    static func networks(servedBy sockets: [OSCSocket]) -> [IPNetwork] {
+    public static func networks(servedBy sockets: [BoundSocket]) -> [IPNetwork] {
         networks(servedBy: sockets.map(\.local.ip))
     }
 
     /// The same for sockets bound to `bound`.
-    static func networks(servedBy bound: [IPAddress]) -> [IPNetwork] {
+    public static func networks(servedBy bound: [IPAddress]) -> [IPNetwork] {
         var networks: [IPNetwork] = []
         for (ip, network) in interfaceNetworks() where !networks.contains(network) {
             let served = bound.contains { bound in bound.isUnspecified ? (!bound.isIPv4 || ip.isIPv4) : bound == ip }
@@ -123,7 +142,7 @@ final class OSCSocket: @unchecked Sendable {
     }
 
     /// Each address of an interface that is up, with its network.
-    private static func interfaceNetworks() -> [(address: IPAddress, network: IPNetwork)] {
+    public static func interfaceNetworks() -> [(address: IPAddress, network: IPNetwork)] {
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0, let first = list else { return [] }
         defer { freeifaddrs(first) }
