@@ -1,4 +1,5 @@
 import Foundation
+import RepeaterAnalysis
 import RepeaterKit
 
 /// A recording read in blocks of interleaved Float frames (through the player's own `AudioFile`),
@@ -18,6 +19,20 @@ public final class SoundFileReader {
 
     public func read(into buffer: UnsafeMutablePointer<Float>, frameCount: Int) -> Int {
         file.read(into: buffer, frameCount: frameCount)
+    }
+
+    /// A music analyzer that has been fed the whole file at `path` in 64 Ki-frame blocks, as a
+    /// player streams it (call `finish()` on it for the map).
+    public static func musicAnalyzer(fedWith path: String) throws -> MusicAnalyzer {
+        let reader = try SoundFileReader(path: path)
+        let analyzer = try MusicAnalyzer(sampleRate: reader.sampleRate, channelCount: reader.channelCount)
+        var block = [Float](repeating: 0, count: 65_536 * reader.channelCount)
+        while true {
+            let frames = block.withUnsafeMutableBufferPointer { reader.read(into: $0) }
+            if frames == 0 { break }
+            try block.withUnsafeBufferPointer { try analyzer.process(UnsafeBufferPointer(rebasing: $0[0..<(frames * reader.channelCount)])) }
+        }
+        return analyzer
     }
 
     /// The whole file, interleaved.

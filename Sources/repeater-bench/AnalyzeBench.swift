@@ -14,9 +14,14 @@ import RepeaterTestSupport
 /// - `aubio beat FILE` (aubio-tools' Python command) and `aubiotrack -i FILE` (its C program), as
 ///   child processes (children's rusage).
 /// Prints one line per round and the best of the rounds (`--rounds`, default 3).
+/// `--corpus [N]`: instead, the real-music corpus (its first N tracks), see `runCorpusBench`.
 public func runAnalyzeBench(arguments: [String]) {
     var minutes = 5.0, rate = 44_100, rounds = 3
     var file: String?
+    if let index = arguments.firstIndex(of: "--corpus") {
+        runCorpusBench(limit: arguments.dropFirst(index + 1).first.flatMap { Int($0) })
+        return
+    }
     var rest = arguments
     while !rest.isEmpty {
         let name = rest.removeFirst()
@@ -76,22 +81,15 @@ public func runAnalyzeBench(arguments: [String]) {
     }
 }
 
-private func readAll(_ path: String) throws {
+func readAll(_ path: String) throws {
     let reader = try SoundFileReader(path: path)
     var block = [Float](repeating: 0, count: 65_536 * reader.channelCount)
     while block.withUnsafeMutableBufferPointer({ reader.read(into: $0) }) > 0 {}
 }
 
 /// CPU seconds of `finish()` alone, the analysis, and the bytes the analyzer held.
-private func analyse(_ path: String) throws -> (Double, MusicAnalysis, Int) {
-    let reader = try SoundFileReader(path: path)
-    let analyzer = try MusicAnalyzer(sampleRate: reader.sampleRate, channelCount: reader.channelCount)
-    var block = [Float](repeating: 0, count: 65_536 * reader.channelCount)
-    while true {
-        let frames = block.withUnsafeMutableBufferPointer { reader.read(into: $0) }
-        if frames == 0 { break }
-        try block.withUnsafeBufferPointer { try analyzer.process(UnsafeBufferPointer(rebasing: $0[0..<(frames * reader.channelCount)])) }
-    }
+func analyse(_ path: String) throws -> (Double, MusicAnalysis, Int) {
+    let analyzer = try SoundFileReader.musicAnalyzer(fedWith: path)
     var analysis: MusicAnalysis?
     let finish = try cpuSeconds { analysis = try analyzer.finish() }
     return (finish, analysis!, analyzer.heldByteCount)
@@ -100,7 +98,7 @@ private func analyse(_ path: String) throws -> (Double, MusicAnalysis, Int) {
 private func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
 
 /// This process's CPU seconds (user + system, all threads) spent in `body`.
-private func cpuSeconds(_ body: () throws -> Void) rethrows -> Double {
+func cpuSeconds(_ body: () throws -> Void) rethrows -> Double {
     var before = rusage(), after = rusage()
     getrusage(RUSAGE_SELF.rawValue, &before)
     try body()
@@ -109,7 +107,7 @@ private func cpuSeconds(_ body: () throws -> Void) rethrows -> Double {
 }
 
 /// A program's CPU seconds, run to its end as a child (children's rusage); -1 if it cannot run.
-private func childCPUSeconds(_ path: String, _ arguments: [String]) -> Double {
+func childCPUSeconds(_ path: String, _ arguments: [String]) -> Double {
     guard FileManager.default.isExecutableFile(atPath: path) else { return -1 }
     var before = rusage(), after = rusage()
     getrusage(RUSAGE_CHILDREN.rawValue, &before)

@@ -13,6 +13,7 @@
 //   repeater-bench bare FILE --rate R --engine finer|faster [--consistent]
 //       librubberband alone over FILE (the system bench runs it as a child to measure its CPU).
 //   repeater-bench analyze [--minutes 5] [--rate 44100] [--rounds 3] [--file F]
+//   repeater-bench analyze --corpus [N]   (the real-music corpus, beside aubio tempo)
 //       a recording's map (beats, bars, key) against aubio's beat tracker, CPU seconds (AnalyzeBench.swift).
 //   repeater-bench hearing [--seconds 20] [--paced-seconds 5]
 //       the isolator's and the equalizer's CPU cost per mode, tight and paced as a real-time player is.

@@ -38,6 +38,15 @@ private func writeBursts(_ path: String, sampleRate: Int = 48_000) throws {
     writer.close()
 }
 
+/// A steady 440 Hz sine, mono 48 kHz, 30 s: nothing to find a beat in (issue 26 saw "23 beats,
+/// 67.8 BPM, B major" for one).
+private func writeSine(_ path: String) throws {
+    let samples = (0..<(48_000 * 30)).map { Float(0.5 * sin(2 * Double.pi * 440 * Double($0) / 48_000)) }
+    let writer = try AudioFileWriter(path: path, format: .wav, sampleRate: 48_000, channelCount: 1)
+    try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frameCount: samples.count) }
+    writer.close()
+}
+
 /// Onsets: the first frame above `threshold` after at least `quiet` frames below it.
 private func onsets(_ signal: [Float], threshold: Float = 0.02, quiet: Int = 4000) -> [Int] {
     var found: [Int] = []
@@ -71,6 +80,10 @@ struct AnalyzeCommandTests {
         #expect(map["cached"] as? Bool == false)
         let tempo = try #require(map["tempo_bpm"] as? Double)
         #expect(abs(tempo - 120) < 120 * 0.02, "tempo \(tempo)")
+        let confidence = try #require(map["tempo_confidence"] as? Double)
+        #expect((0...1).contains(confidence))
+        let alternative = try #require(map["tempo_alternative_bpm"] as? Double)
+        #expect(abs(alternative - 2 * tempo) < 1 || abs(alternative - tempo / 2) < 1, "alternative \(alternative)")
         #expect(map["beats_per_bar"] as? Int == 4)
         let beats = try #require(map["beats"] as? [Double]), frames = try #require(map["beat_frames"] as? [Int])
         let downbeats = try #require(map["downbeat_frames"] as? [Int])
@@ -102,6 +115,23 @@ struct AnalyzeCommandTests {
         // The text form names tempo, bars and key.
         let text = try run(repeaterPath, ["analyze", "song.wav"], environment: cache, in: scratch.path)
         #expect(text.stdout.contains("tempo:") && text.stdout.contains("bars:") && text.stdout.contains("key:"), "\(text.stdout)")
+    }
+
+    @Test("analyze of a steady sine: no beats, bars, tempo or key, and the text says none were found")
+    func steadySine() throws {
+        let scratch = ScratchDirectory()
+        try writeSine(scratch.file("sine.wav"))
+        let cache = ["XDG_CACHE_HOME": scratch.file("cache")]
+        let outcome = try run(repeaterPath, ["analyze", "sine.wav", "--json"], environment: cache, in: scratch.path)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let map = try #require(jsonObject(outcome.stdout), "\(outcome.stdout)")
+        #expect((map["beats"] as? [Double])?.isEmpty == true && (map["downbeats"] as? [Double])?.isEmpty == true)
+        #expect(map["tempo_bpm"] as? Double == 0 && map["beats_per_bar"] as? Int == 0)
+        #expect((map["tempo_changes"] as? [Any])?.isEmpty == true)
+        #expect(map["key"] is NSNull && map["tempo_alternative_bpm"] is NSNull)
+        #expect(map["tempo_confidence"] as? Double == 0)
+        let text = try run(repeaterPath, ["analyze", "sine.wav"], environment: cache, in: scratch.path)
+        #expect(text.stdout.contains("beats:         none found") && text.stdout.contains("key:           unknown"), "\(text.stdout)")
     }
 
     @Test("analyze of what is not audio is one line, exit 2")
@@ -169,6 +199,27 @@ extension JackSuites {
             let grid = corrections.apply(to: BeatGrid(sampleRate: 48_000, frameCount: Int.max / 4, beatFrames: beats,
                                                       downbeatFrames: downbeats, beatsPerBar: 4, key: nil))
             #expect(grid.downbeatFrames.contains(aFrame), "A \(aFrame) is not a bar start of the corrected grid")
+        }
+
+        @Test("a steady sine's map event says it found no beats: no tempo, no bars, no key")
+        func sineMapEvent() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            try writeSine(scratch.file("sine.wav"))
+            let cache = ["XDG_CACHE_HOME": scratch.file("cache")]
+            let player = try Child(repeaterPath, ["play", "sine.wav", "--session", scratch.file("sine.json"), "--server", server.name,
+                                                  "--connect", "none", "--status", "json"], environment: cache, in: scratch.path)
+            #expect(player.waitForOutput { $0.contains("\"event\":\"map\",\"state\":\"ready\"") }, "\(player.stderr)")
+            player.send("quit")
+            let outcome = player.finish()
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            let line = outcome.stdout.split(separator: "\n").first { $0.contains("\"event\":\"map\",\"state\":\"ready\"") }
+            let event = try #require(line.flatMap { jsonObject(String($0)) }, "\(outcome.stdout)")
+            #expect(event["beats"] as? Int == 0 && event["bars"] as? Int == 0 && event["beats_per_bar"] as? Int == 0)
+            #expect(event["tempo_bpm"] as? Double == 0 && event["tempo_confidence"] as? Double == 0)
+            #expect(event["key"] is NSNull && event["tempo_alternative_bpm"] is NSNull)
+            // No note claims a tempo or key for it.
+            #expect(!outcome.stdout.contains("BPM") && !outcome.stderr.contains("BPM"), "\(outcome.stdout)")
         }
 
         /// Plays the burst file (made at `fileRate`) at `rate` on a 48 kHz server, looping bars 2-3 of

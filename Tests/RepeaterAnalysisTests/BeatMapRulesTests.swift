@@ -50,16 +50,50 @@ struct BeatMapRulesTests {
         #expect(BarFinder.contrast(spectralDifference: march, beatsPerBar: 4) > BarFinder.contrast(spectralDifference: march, beatsPerBar: 3))
     }
 
-    @Test("the octave rule halves a pulse whose every other point is weak, doubles one whose midpoints are as strong, keeps a plain one")
+    @Test("the octave rule halves a pulse whose every other point is weak or that is faster than 200 BPM, doubles a slow one whose midpoints are as strong, and keeps busy eighths at a moderate tempo")
     func octave() {
-        // A detection function with onsets every 40 values; tracked beats every 20 (halve), every
-        // 80 (double), every 40 (keep).
+        // Onsets every 40 values (129 BPM at 11.61 ms a value); tracked beats every 20 (258 BPM:
+        // halve), every 80 (65 BPM with midpoints as strong: double), every 40 (keep).
+        let step = 0.01161
         let df = (0..<4000).map { $0 % 40 == 0 ? 10.0 : 0.1 }
-        func choice(_ period: Int) -> TempoOctave.Choice {
-            TempoOctave.evidence(detectionFunction: df, beats: stride(from: 0, to: 4000, by: period).map(Double.init)).choice
+        func evidence(_ period: Int, in df: [Double]) -> TempoOctave.Evidence {
+            TempoOctave.evidence(detectionFunction: df, beats: stride(from: 0, to: 4000, by: period).map(Double.init), stepSeconds: step)
         }
-        #expect(choice(20) == .halve)
-        #expect(choice(80) == .double)
-        #expect(choice(40) == .keep)
+        #expect(evidence(20, in: df).choice == .halve)
+        #expect(evidence(80, in: df).choice == .double)
+        #expect(evidence(40, in: df).choice == .keep)
+        #expect(abs(evidence(80, in: df).chosenBPM - 2 * evidence(80, in: df).trackedBPM) < 1e-9)
+        // Eighths as strong as the beats at 129 BPM: a listener taps 129, not 258.
+        let eighths = (0..<4000).map { $0 % 20 == 0 ? 10.0 : 0.1 }
+        #expect(evidence(40, in: eighths).choice == .keep)
+        #expect(evidence(40, in: eighths).alternativeBPM > 250)
+        // Equal beats at 258 BPM: halved all the same (nobody taps that fast).
+        #expect(evidence(20, in: eighths).choice == .halve)
+        // The hi-hat ballad: every other tracked beat at 0.15 of the others: halved, and sure of it.
+        let ballad = (0..<4000).map { $0 % 40 == 0 ? 10.0 : $0 % 20 == 0 ? 1.5 : 0.1 }
+        let halved = evidence(20, in: ballad)
+        #expect(halved.choice == .halve)
+        #expect(halved.confidence > 0.5)
+    }
+
+    @Test("confidence: 0 between two equally usual octaves with no accents to tell them apart, high for a usual tempo with clear accents")
+    func confidence() {
+        #expect(TempoOctave.confidence(chosenBPM: 80, alternativeBPM: 160, evidenceMargin: 0) < 0.05)
+        #expect(TempoOctave.confidence(chosenBPM: 120, alternativeBPM: 60, evidenceMargin: 1) > 0.75)
+        #expect(TempoOctave.confidence(chosenBPM: 120, alternativeBPM: 60, evidenceMargin: 1) <= 1)
+    }
+
+    @Test("pulse clarity: 1 for a perfectly periodic onset function at its period, about 0 off it and for noise")
+    func pulseClarity() {
+        let periodic = (0..<3000).map { $0 % 43 == 0 ? 5.0 : 0.2 }
+        #expect(PulseClarity.at(lag: 43, detectionFunction: periodic) > 0.95)
+        #expect(PulseClarity.at(lag: 30, detectionFunction: periodic) < 0.05)
+        var seed: UInt64 = 99
+        let noise = (0..<3000).map { _ -> Double in
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Double(seed >> 40) / Double(1 << 24)
+        }
+        #expect(PulseClarity.at(lag: 43, detectionFunction: noise) < PulseClarity.minimum)
+        #expect(PulseClarity.at(lag: 43, detectionFunction: [Double](repeating: 1, count: 3000)) == 0)
     }
 }

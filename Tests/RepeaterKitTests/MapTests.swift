@@ -80,11 +80,48 @@ struct MapTests {
         #expect(nudged.apply(to: detected).downbeatFrames.first == 60_480)
     }
 
+    @Test("an unsure tempo offers the other octave (grid, screen, analyze's text); a tempo correction makes it sure")
+    func unsureTempo() {
+        var grid = steadyGrid()
+        grid.tempoConfidence = 0.15
+        grid.tempoAlternativeBPM = 240
+        #expect(grid.unsureAlternativeBPM == 240)
+        var sure = grid
+        sure.tempoConfidence = 0.8
+        #expect(sure.unsureAlternativeBPM == nil)
+        var doubled = MapCorrections()
+        doubled.tempoOctaves = 1
+        let corrected = doubled.apply(to: grid)
+        #expect(corrected.tempoConfidence == 1 && corrected.tempoAlternativeBPM == nil && corrected.unsureAlternativeBPM == nil)
+        #expect(abs(corrected.tempoBPM - 240) < 1)
+        // A nudge is no tempo correction: the doubt stays.
+        var nudged = MapCorrections()
+        nudged.nudgeFrames = 100
+        #expect(nudged.apply(to: grid).unsureAlternativeBPM == 240)
+        // The screen names both and the key that switches; analyze's text too.
+        var state = exampleScreenState()
+        state.map.state = .ready
+        state.map.bar = 3
+        state.map.beat = 1
+        state.map.tempoBPM = 120
+        state.map.tempoAlternativeBPM = 240
+        state.map.beatsPerBar = 4
+        let lines = Screen.render(state, width: 132, color: false)
+        #expect(lines.contains { $0.contains("120.0 BPM (or 240? * doubles)") }, "\(lines)")
+        state.map.tempoAlternativeBPM = 60
+        #expect(Screen.render(state, width: 132, color: false).contains { $0.contains("120.0 BPM (or 60? / halves)") })
+        let text = MapReport.text(grid, path: "song.wav", cached: false)
+        #expect(text.contains("or 240.0 BPM? (sure 0.15 of 1); in play, * (tempo double) switches to it"), "\(text)")
+        #expect(!MapReport.text(sure, path: "song.wav", cached: false).contains(" or "))
+    }
+
     @Test("the cache: written, read back the same, refused when broken or made by another analysis version")
     func cache() throws {
         let scratch = ScratchDirectory()
         var grid = steadyGrid()
         grid.tempoChanges = [TempoSpan(startFrame: 12_000, bpm: 120)]
+        grid.tempoConfidence = 0.375
+        grid.tempoAlternativeBPM = 240
         let path = scratch.file("maps/abc.json")
         #expect(MapCache.save(grid, to: path))
         guard case .found(let read) = MapCache.load(path) else { Issue.record("not read back"); return }

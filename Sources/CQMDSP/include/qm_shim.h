@@ -64,6 +64,7 @@ const double *qm_stream_detection_function(const qm_stream *stream, size_t *coun
 /// chroma frames processed (0: no key yet, `strengths` untouched).
 size_t qm_stream_key_strengths(const qm_stream *stream, double strengths[24]);
 
+
 /// Bytes the stream holds for the analysis (detection function, decimated audio, chroma), to
 /// check that a long recording is not kept at its full rate.
 size_t qm_stream_held_byte_count(const qm_stream *stream);

@@ -7,6 +7,11 @@ public struct MusicAnalysis: Sendable, Equatable {
     /// The main tempo in beats per minute: the tempo that lasts longest in `tempoChanges`; 0 when
     /// no beats were found (silence, or under 7.5 s of audio).
     public var tempoBPM: Double
+    /// How sure the analysis is of `tempoBPM` against `tempoAlternativeBPM`, 0 (a coin toss, or
+    /// no beats) to 1 (the other octave has no support at all). See `TempoOctave`.
+    public var tempoConfidence: Double
+    /// The other tempo octave weighed (twice or half `tempoBPM`); nil without beats.
+    public var tempoAlternativeBPM: Double?
     /// The tempo map: each entry holds from its frame until the next one's. The first starts at
     /// the first beat; a steady piece has one entry. Empty when no beats were found.
     public var tempoChanges: [TempoChange]
@@ -23,10 +28,12 @@ public struct MusicAnalysis: Sendable, Equatable {
     public var key: MusicalKey?
 
     public init(sampleRate: Int, frameCount: Int, tempoBPM: Double, tempoChanges: [TempoChange], beatFrames: [Int],
-                downbeatFrames: [Int], beatsPerBar: Int, key: MusicalKey?) {
+                downbeatFrames: [Int], beatsPerBar: Int, key: MusicalKey?, tempoConfidence: Double = 0, tempoAlternativeBPM: Double? = nil) {
         self.sampleRate = sampleRate
         self.frameCount = frameCount
         self.tempoBPM = tempoBPM
+        self.tempoConfidence = tempoConfidence
+        self.tempoAlternativeBPM = tempoAlternativeBPM
         self.tempoChanges = tempoChanges
         self.beatFrames = beatFrames
         self.downbeatFrames = downbeatFrames

@@ -17,7 +17,10 @@ public final class MusicAnalyzer {
 
     struct Diagnostics {
         var octave: TempoOctave.Evidence?
+        var clarity = 0.0
         var meterContrasts: [Int: Double] = [:]
+        var tempoConfidence = 0.0
+        var alternativeBPM = 0.0
     }
 
     public init(sampleRate: Int, channelCount: Int) throws(MusicAnalysisError) {
@@ -43,24 +46,31 @@ public final class MusicAnalyzer {
     public func finish() throws(MusicAnalysisError) -> MusicAnalysis {
         let layout = stream.layout
         let detection = stream.detectionFunction
+        let tracked = try BeatTracker.track(layout: layout, detectionFunction: detection)
+        diagnostics = Diagnostics(octave: tracked.octave, clarity: tracked.clarity)
+        let beats = tracked.beats
+        // No beats, no key: a recording without a pulse (a steady tone, speech, noise, or under
+        // 7.5 s) is not judged to be music, and a key is a claim about music.
+        guard beats.count >= 2, let octave = tracked.octave else { return MusicAnalysis.empty(sampleRate: sampleRate, frameCount: frameCount) }
         let key = stream.keyStrengths.flatMap(MusicalKey.init(strengths:))
-        let (beats, octave) = try BeatTracker.track(layout: layout, detectionFunction: detection)
-        diagnostics = Diagnostics(octave: octave)
-        guard beats.count >= 2 else {
-            var analysis = MusicAnalysis.empty(sampleRate: sampleRate, frameCount: frameCount)
-            analysis.key = key
-            return analysis
-        }
         let bars = try BarFinder.find(stream: stream, beats: beats)
         diagnostics.meterContrasts = bars.contrasts
         let beatFrames = beats.map { frame(atDetectionIndex: $0) }
         let downbeatFrames = bars.downbeatIndices.map { beatFrames[$0] }
         let tempoChanges = TempoMap.changes(beatFrames: beatFrames, sampleRate: sampleRate)
-        return MusicAnalysis(sampleRate: sampleRate, frameCount: frameCount,
-                             tempoBPM: TempoMap.mainTempo(tempoChanges, endFrame: beatFrames.last!),
+        let tempo = TempoMap.mainTempo(tempoChanges, endFrame: beatFrames.last!)
+        // A weak pulse makes any tempo less sure.
+        let confidence = octave.confidence * min(1, tracked.clarity / Self.clearPulse)
+        let alternative = tempo * octave.alternativeBPM / octave.chosenBPM
+        diagnostics.tempoConfidence = confidence
+        diagnostics.alternativeBPM = alternative
+        return MusicAnalysis(sampleRate: sampleRate, frameCount: frameCount, tempoBPM: tempo,
                              tempoChanges: tempoChanges, beatFrames: beatFrames, downbeatFrames: downbeatFrames,
-                             beatsPerBar: bars.beatsPerBar, key: key)
+                             beatsPerBar: bars.beatsPerBar, key: key, tempoConfidence: confidence, tempoAlternativeBPM: alternative)
     }
+
+    /// Pulse clarity from which a tempo is as sure as its octave evidence makes it.
+    static let clearPulse = 0.3
 
     private func frame(atDetectionIndex index: Double) -> Int {
         max(0, Int(stream.layout.frame(atDetectionIndex: index - Self.detectionLatencySteps).rounded()))

@@ -54,6 +54,8 @@ public enum CommandTable {
         description: """
         A mono FILE plays to two ports (out_1, out_2). Without --session, FILE's session is kept under
         $XDG_STATE_HOME/repeater/sessions (default ~/.local/state/…) and resumed next time.
+        The map's tempo wrong by an octave (the screen asks "120.0 BPM (or 240? * doubles)" when
+        unsure)? The keys * and / double and halve it; the session keeps the correction.
         """,
         options: [server, clientName, connect] + sound + [
             OptionSpec("--subs", value: .file("FILE", .subtitles), help: """
@@ -186,9 +188,11 @@ public enum CommandTable {
         Prints the tempo (and where it changes), the beats and the bars' first beats (seconds and
         frames), beats per bar and the key. The result is cached by the file's content under
         $XDG_CACHE_HOME/repeater/maps, where `play` finds it; a changed file is analysed again.
+        When unsure whether the tempo is twice or half what it says, it says so ("or 240.0 BPM?");
+        in play, * (stdin `tempo double`) and / (`tempo half`) switch, and the session keeps it.
         """,
         options: [
-            OptionSpec("--json", help: "print one JSON object (sample_rate, tempo_bpm, beats, downbeats, beat_frames, …)"),
+            OptionSpec("--json", help: "print one JSON object (sample_rate, tempo_bpm, tempo_confidence, beats, downbeats, …)"),
             OptionSpec("--no-cache", help: "analyse again, whatever the cache holds (and cache the result)"),
             help,
         ],

@@ -49,9 +49,16 @@ extension Screen {
         case .ready:
             guard let tempo = map.tempoBPM, let bpb = map.beatsPerBar else { return ["map: no beats found" + settings, "map: no beats"] }
             let position = map.bar.map { bar in "bar \(bar) beat \(map.beat ?? 1)" } ?? "before the first beat"
-            let tempoText = String(format: "%.1f BPM", tempo)
+            var tempoText = String(format: "%.1f BPM", tempo)
+            var tempoLong = tempoText
+            if let other = map.tempoAlternativeBPM {
+                // Unsure of the octave: both, and the key that switches.
+                tempoText += String(format: " (or %.0f?)", other)
+                tempoLong += String(format: " (or %.0f? %@)", other, other > tempo ? "* doubles" : "/ halves")
+            }
             let key = map.key.map { "   " + $0 } ?? ""
             return [
+                "\(position)   \(tempoLong)   \(bpb) beats a bar\(key)\(settings)",
                 "\(position)   \(tempoText)   \(bpb) beats a bar\(key)\(settings)",
                 "\(position)  \(tempoText)  \(bpb)/bar\(key)\(settings)",
                 "\(position)  \(tempoText)\(key)",

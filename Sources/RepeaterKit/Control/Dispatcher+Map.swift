@@ -188,6 +188,7 @@ extension Dispatcher {
         guard let grid = mapPractice.grid, !grid.isEmpty else { return snapshot }
         if let position = grid.barAndBeat(at: frame) { (snapshot.bar, snapshot.beat) = (position.bar, position.beat) }
         snapshot.tempoBPM = grid.tempoBPM
+        snapshot.tempoAlternativeBPM = grid.unsureAlternativeBPM
         snapshot.beatsPerBar = grid.beatsPerBar
         snapshot.key = grid.key
         snapshot.downbeatFrames = grid.downbeatFrames
@@ -226,13 +227,17 @@ extension Dispatcher {
 
     func mapNote(_ grid: BeatGrid, prefix: String) -> String {
         guard !grid.isEmpty else { return "\(prefix): no beats found" }
-        var parts = [String(format: "%.1f BPM", grid.tempoBPM), "\(grid.beatsPerBar) beats a bar", "\(grid.barCount) bars"]
+        var tempo = String(format: "%.1f BPM", grid.tempoBPM)
+        if let other = grid.unsureAlternativeBPM { tempo += String(format: " (or %.1f? %@ switches)", other, MapReport.switchName(to: other, from: grid.tempoBPM)) }
+        var parts = [tempo, "\(grid.beatsPerBar) beats a bar", "\(grid.barCount) bars"]
         if let key = grid.key { parts.append(key) }
         return "\(prefix): " + parts.joined(separator: ", ")
     }
 
     func describe(_ grid: BeatGrid, into line: inout JSONLine) {
         line.add("tempo_bpm", grid.tempoBPM)
+        line.add("tempo_confidence", grid.tempoConfidence, digits: 3)
+        if let alternative = grid.tempoAlternativeBPM { line.add("tempo_alternative_bpm", alternative, digits: 3) } else { line.addRaw("tempo_alternative_bpm", "null") }
         line.add("beats_per_bar", grid.beatsPerBar)
         line.add("beats", grid.beatFrames.count)
         line.add("bars", grid.barCount)

@@ -84,6 +84,8 @@ public struct MapSnapshot: Sendable {
     public var bar: Int?
     public var beat: Int?
     public var tempoBPM: Double?
+    /// The other tempo octave, when the analysis is unsure of `tempoBPM` (the screen offers it).
+    public var tempoAlternativeBPM: Double?
     public var beatsPerBar: Int?
     public var key: String?
     public var downbeatFrames: [Int] = []

@@ -15,12 +15,18 @@ public struct BeatGrid: Equatable, Sendable {
     public var tempoBPM: Double
     /// Where the tempo changes (from each frame on, its tempo); one entry for a steady piece.
     public var tempoChanges: [TempoSpan] = []
+    /// How sure the analysis is of `tempoBPM` against `tempoAlternativeBPM`: 0 (a coin toss, or no
+    /// beats) to 1. A tempo the user corrected is sure (1).
+    public var tempoConfidence: Double = 0
+    /// The other tempo octave the analysis weighed (twice or half `tempoBPM`); nil without beats
+    /// or after a tempo correction.
+    public var tempoAlternativeBPM: Double?
     /// "A minor", or nil when unknown.
     public var key: String?
 
     /// `tempoBPM` nil: from the median beat interval.
     public init(sampleRate: Int, frameCount: Int, beatFrames: [Int], downbeatFrames: [Int], beatsPerBar: Int, key: String?,
-                tempoBPM: Double? = nil, tempoChanges: [TempoSpan] = []) {
+                tempoBPM: Double? = nil, tempoChanges: [TempoSpan] = [], tempoConfidence: Double = 0, tempoAlternativeBPM: Double? = nil) {
         self.sampleRate = sampleRate
         self.frameCount = frameCount
         self.beatFrames = beatFrames
@@ -28,6 +34,8 @@ public struct BeatGrid: Equatable, Sendable {
         self.beatsPerBar = beatsPerBar
         self.key = key
         self.tempoChanges = tempoChanges
+        self.tempoConfidence = tempoConfidence
+        self.tempoAlternativeBPM = tempoAlternativeBPM
         self.tempoBPM = 0
         self.tempoBPM = tempoBPM ?? medianInterval(from: 0, to: frameCount).map { 60 * Double(sampleRate) / $0 } ?? 0
     }
@@ -38,6 +46,17 @@ public struct BeatGrid: Equatable, Sendable {
     }
 
     public var isEmpty: Bool { beatFrames.isEmpty }
+
+    /// Below this confidence the screen and the notes offer the other octave ("131 BPM (or 262?)").
+    /// On the real corpus it flags 5 of the 57 tracks whose references agree, and 7 of the 11 where
+    /// they disagree by an octave or repeater agrees with neither (docs/manual.md, *The map*).
+    public static let unsureConfidence = 0.2
+
+    /// The other octave, when the analysis is unsure of the tempo.
+    public var unsureAlternativeBPM: Double? {
+        guard !isEmpty, tempoConfidence < Self.unsureConfidence else { return nil }
+        return tempoAlternativeBPM
+    }
     public var barCount: Int { downbeatFrames.count }
 
     /// The median distance between beats within [from, to), in frames (nil with fewer than two beats).

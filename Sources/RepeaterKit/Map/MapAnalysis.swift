@@ -45,7 +45,8 @@ extension BeatGrid {
     public init(_ analysis: MusicAnalysis) {
         self.init(sampleRate: analysis.sampleRate, frameCount: analysis.frameCount, beatFrames: analysis.beatFrames,
                   downbeatFrames: analysis.downbeatFrames, beatsPerBar: analysis.beatsPerBar, key: analysis.key?.name,
-                  tempoBPM: analysis.tempoBPM, tempoChanges: analysis.tempoChanges.map { TempoSpan(startFrame: $0.startFrame, bpm: $0.bpm) })
+                  tempoBPM: analysis.tempoBPM, tempoChanges: analysis.tempoChanges.map { TempoSpan(startFrame: $0.startFrame, bpm: $0.bpm) },
+                  tempoConfidence: analysis.tempoConfidence, tempoAlternativeBPM: analysis.tempoAlternativeBPM)
     }
 }
 

@@ -5,7 +5,7 @@ import Foundation
 /// is analysed again. The user's corrections are not here: they live in the session and win.
 public enum MapCache {
     /// Bump when the analysis changes what it finds: older entries are then analysed again.
-    public static let analysisVersion = 1
+    public static let analysisVersion = 2
 
     public static func folder(_ environment: Folders.Environment = ProcessInfo.processInfo.environment) -> String {
         Folders.cache(environment) + "/maps"
@@ -60,6 +60,8 @@ public enum MapCache {
         object["frame_count"] = .int(grid.frameCount)
         object["tempo_bpm"] = .double(grid.tempoBPM)
         object["tempo_changes"] = .array(grid.tempoChanges.map { .array([.int($0.startFrame), .double($0.bpm)]) })
+        object["tempo_confidence"] = .double(grid.tempoConfidence)
+        object["tempo_alternative_bpm"] = grid.tempoAlternativeBPM.map { .double($0) } ?? .null
         object["beats_per_bar"] = .int(grid.beatsPerBar)
         object["key"] = grid.key.map { .string($0) } ?? .null
         object["beat_frames"] = .array(grid.beatFrames.map { .int($0) })
@@ -102,7 +104,9 @@ public enum MapCache {
         guard Set(downbeats).isSubset(of: Set(beats)) else { throw .input("a bar starts where no beat is") }
         return BeatGrid(sampleRate: try int("sample_rate"), frameCount: try int("frame_count"), beatFrames: beats,
                         downbeatFrames: downbeats, beatsPerBar: try int("beats_per_bar"), key: key,
-                        tempoBPM: object["tempo_bpm"]?.number ?? 0, tempoChanges: changes)
+                        tempoBPM: object["tempo_bpm"]?.number ?? 0, tempoChanges: changes,
+                        tempoConfidence: min(1, max(0, object["tempo_confidence"]?.number ?? 0)),
+                        tempoAlternativeBPM: object["tempo_alternative_bpm"]?.number)
     }
 }
 

@@ -50,10 +50,13 @@ public struct MapCorrections: Equatable, Sendable {
         downbeats = downbeats.filter { beatSet.contains($0) }
         if isEmpty { return detected }
         let steady = tempoBPM != nil || tempoOctaves != 0
+        // A tempo the user set (or doubled, or halved) is sure; other corrections keep the analysis's doubt.
         return BeatGrid(sampleRate: rate, frameCount: length, beatFrames: beats, downbeatFrames: downbeats,
                         beatsPerBar: recountsBars ? bpb : detected.beatsPerBar, key: detected.key,
                         tempoBPM: tempoBPM ?? (steady ? nil : detected.tempoBPM),
-                        tempoChanges: steady ? [] : detected.tempoChanges.map { TempoSpan(startFrame: $0.startFrame + nudgeFrames, bpm: $0.bpm) })
+                        tempoChanges: steady ? [] : detected.tempoChanges.map { TempoSpan(startFrame: $0.startFrame + nudgeFrames, bpm: $0.bpm) },
+                        tempoConfidence: steady ? 1 : detected.tempoConfidence,
+                        tempoAlternativeBPM: steady ? nil : detected.tempoAlternativeBPM)
     }
 
     /// A beat between every two, and one after the last (half a beat later) when it fits.

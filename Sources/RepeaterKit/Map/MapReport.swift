@@ -2,8 +2,10 @@ import Foundation
 
 /// `repeater analyze`'s output: a map for people, or one JSON object for scripts.
 public enum MapReport {
-    /// The JSON object: `sample_rate`, `frames`, `tempo_bpm`, `tempo_changes`, `beats` and `downbeats`
-    /// (seconds, 6 decimals), `beat_frames`, `downbeat_frames`, `beats_per_bar`, `key`, `cached`.
+    /// The JSON object: `sample_rate`, `frames`, `tempo_bpm`, `tempo_confidence` (0–1),
+    /// `tempo_alternative_bpm` (the other octave weighed, or null), `tempo_changes`, `beats` and
+    /// `downbeats` (seconds, 6 decimals), `beat_frames`, `downbeat_frames`, `beats_per_bar`, `key`,
+    /// `cached`.
     public static func json(_ grid: BeatGrid, cached: Bool) -> String {
         let rate = Double(grid.sampleRate)
         func seconds(_ frames: [Int]) -> String { "[" + frames.map { String(format: "%.6f", Double($0) / rate) }.joined(separator: ",") + "]" }
@@ -12,6 +14,8 @@ public enum MapReport {
         line.add("sample_rate", grid.sampleRate)
         line.add("frames", grid.frameCount)
         line.add("tempo_bpm", grid.tempoBPM, digits: 3)
+        line.add("tempo_confidence", grid.tempoConfidence, digits: 3)
+        if let alternative = grid.tempoAlternativeBPM { line.add("tempo_alternative_bpm", alternative, digits: 3) } else { line.addRaw("tempo_alternative_bpm", "null") }
         line.addRaw("tempo_changes", "[" + grid.tempoChanges.map { span in
             var change = JSONLine()
             change.add("start_s", Double(span.startFrame) / rate, digits: 6)
@@ -29,6 +33,11 @@ public enum MapReport {
         return line.text
     }
 
+    /// The key and the stdin command that switch the tempo to `other` (its double or half).
+    public static func switchName(to other: Double, from tempo: Double) -> String {
+        other > tempo ? "* (tempo double)" : "/ (tempo half)"
+    }
+
     /// A few lines for people.
     public static func text(_ grid: BeatGrid, path: String, cached: Bool) -> String {
         let rate = grid.sampleRate
@@ -44,6 +53,10 @@ public enum MapReport {
             for span in grid.tempoChanges { lines.append("               from \(time(span.startFrame)): " + String(format: "%.1f BPM", span.bpm)) }
         } else {
             lines.append("tempo:         " + String(format: "%.1f BPM", grid.tempoBPM))
+        }
+        if let other = grid.unsureAlternativeBPM {
+            lines.append("               " + String(format: "or %.1f BPM? (sure %.2f of 1); in play, %@ switches to it", other, grid.tempoConfidence,
+                                                   Self.switchName(to: other, from: grid.tempoBPM)))
         }
         lines.append("beats:         \(grid.beatFrames.count), the first at \(time(grid.beatFrames[0]))")
         if let first = grid.downbeatFrames.first {
