@@ -44,12 +44,18 @@ let package = Package(
         .target(name: "RepeaterLines"),
         // Analysers of a recording, off the audio and control threads: tempo, beats, bars and key
         // (Music/), phrases at pauses in speech (Phrases/).
-        .target(name: "RepeaterAnalysis", dependencies: ["CQMDSP", "RepeaterLines", "CFFTW", "CRepeaterSupport"]),
+        // The signal code (the engine, the analysers) is optimized in debug builds too: the tests run
+        // the debug binary on a real jackd beside other work, and unoptimized DSP (the isolator's and
+        // the timing measurement's loops, the note view) took the player seconds to start and kept
+        // the note strip empty beside two busy loops. Everything else stays a plain debug build.
+        .target(name: "RepeaterAnalysis", dependencies: ["CQMDSP", "RepeaterLines", "CFFTW", "CRepeaterSupport"],
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Everything the audio thread runs. No Foundation, no JACK.
         .target(name: "RepeaterEngine", dependencies: ["CRubberBand", "CFFTW", "CRepeaterSupport"],
                 // The release build compiles the whole module at once, which lets the compiler check
                 // the render path's @_noLocks contract (see Engine.render).
-                swiftSettings: [.define("REPEATER_PERFORMANCE_CHECKS", .when(configuration: .release))]),
+                swiftSettings: [.define("REPEATER_PERFORMANCE_CHECKS", .when(configuration: .release)),
+                                .unsafeFlags(["-O"], .when(configuration: .debug))]),
         // The non-real-time side: files, disk reader, JACK binding, offline render, CLI helpers.
         .target(name: "RepeaterKit", dependencies: ["RepeaterEngine", "RepeaterAnalysis", "RepeaterLines", "CJack", "CSndfile", "CLiblo", "CRepeaterSupport"]),
         // The practice page (`play --web`): a surface of its own, one more source and sink of the

@@ -226,7 +226,7 @@ extension JackSuites {
         /// a corrected grid (120 BPM from 0.25 s, four beats a bar: exactly the bursts), with a
         /// count-in of 4 and the click, into a capture of out_1 and the click port. Returns (music
         /// onsets, click onsets) in capture frames.
-        private func clickCapture(rate: Double, fileRate: Int) throws -> (music: [Int], clicks: [Int], outcome: Outcome) {
+        private func clickCapture(rate: Double, fileRate: Int) throws -> (music: [Int], clicks: [Int], outcome: Outcome, losses: GraphLosses) {
             let server = try TestServer()
             let scratch = ScratchDirectory()
             try writeBursts(scratch.file("bursts.wav"), sampleRate: fileRate)
@@ -236,7 +236,7 @@ extension JackSuites {
             session.mapCorrections.beatsPerBar = 4
             session.speed = rate
             try session.text.write(toFile: scratch.file("bursts.json"), atomically: true, encoding: .utf8)
-            let capture = try startCapture(server: server, scratch: scratch, ports: 3)
+            let capture = try startCapture(server: server, scratch: scratch, ports: 3, log: true)
             let outcome = try run(repeaterPath, ["play", "bursts.json", "--loop", "bars:2-3", "--loops", "2", "--count-in", "4", "--click",
                                                  "--server", server.name, "--connect", "\(server.captureName):in_",
                                                  "--click-connect", "\(server.captureName):in_3", "--status", "json"],
@@ -260,13 +260,13 @@ extension JackSuites {
                 }
                 return Int((moment / energy - own).rounded())
             }
-            return (heard, onsets(click), outcome)
+            return (heard, onsets(click), outcome, GraphLosses(logPath: scratch.file("capture.log")))
         }
 
         @Test("count-in and click captured at speeds 1 and 0.75, from a 48 kHz and a 44.1 kHz file on a 48 kHz server: each click on the frame its beat is heard (±1 ms stretched or converted), four count-in clicks a beat apart before each pass",
               arguments: [(1.0, 48_000), (0.75, 48_000), (1.0, 44_100), (0.75, 44_100)])
         func clicksCaptured(rate: Double, fileRate: Int) throws {
-            let (music, clicks, outcome) = try clickCapture(rate: rate, fileRate: fileRate)
+            let (music, clicks, outcome, losses) = try clickCapture(rate: rate, fileRate: fileRate)
             #expect(outcome.status == 0, "\(outcome.stderr)")
             let beatFrames = Int((24_000 / rate).rounded())  // a beat in output frames
             let tolerance = rate == 1 && fileRate == 48_000 ? 0 : 48  // ±1 ms while stretching or converting the rate
@@ -274,7 +274,7 @@ extension JackSuites {
             #expect(music.count == 16, "music onsets \(music)")
             #expect(clicks.count == 24, "click onsets \(clicks), music \(music)")
             guard music.count == 16, clicks.count == 24 else { return }
-            var worst = 0
+            var worst = 0, spansAtLosses = 0
             for pass in 0..<2 {
                 let passClicks = Array(clicks[(pass * 12)..<(pass * 12 + 12)])
                 let passMusic = Array(music[(pass * 8)..<(pass * 8 + 8)])
@@ -282,12 +282,15 @@ extension JackSuites {
                     worst = max(worst, abs(click - burst))
                     #expect(abs(click - burst) <= tolerance, "pass \(pass): click \(click), burst heard at \(burst) (all: \(clicks) \(music))")
                 }
-                // The count-in: a beat apart, the last a beat before the pass's first beat.
-                let countIn = passClicks.prefix(4)
-                for (earlier, later) in zip(countIn, countIn.dropFirst()) { #expect(abs(later - earlier - beatFrames) <= max(1, tolerance), "pass \(pass): count-in \(Array(countIn))") }
-                #expect(abs(passMusic[0] - countIn.last! - beatFrames) <= max(1, tolerance), "count-in \(Array(countIn)) then \(passMusic[0])")
+                // The count-in: a beat apart, the last a beat before the pass's first beat (but across
+                // a loss the graph reported: the capture then misses or repeats what went out).
+                let countIn = Array(passClicks.prefix(4)) + [passMusic[0]]
+                for (earlier, later) in zip(countIn, countIn.dropFirst()) {
+                    if losses.reported(in: earlier...later) { spansAtLosses += 1; continue }
+                    #expect(abs(later - earlier - beatFrames) <= max(1, tolerance), "pass \(pass): count-in \(Array(countIn.prefix(4))) then \(passMusic[0])")
+                }
             }
-            print("clicks at speed \(rate), file at \(fileRate) Hz: worst distance from the heard beat \(worst) frames (\(String(format: "%.2f", Double(worst) / 48)) ms)")
+            print("clicks at speed \(rate), file at \(fileRate) Hz: worst distance from the heard beat \(worst) frames (\(String(format: "%.2f", Double(worst) / 48)) ms); \(spansAtLosses) count-in beats across a loss (\(losses.summary))")
         }
     }
 }
