@@ -31,13 +31,16 @@ private final class LoopSimulation {
     /// The engine's output frame f: a value no other frame has, and one a 24-bit take keeps exactly.
     static func frame(_ f: Int) -> Float { Float((f % 4_000_000) - 2_000_000) / 8_388_608 }
 
-    /// One cycle; `short`: the helper was late, half a period went out, then silence.
-    func cycle(short: Bool = false) {
+    /// One cycle; `short`: the helper was late, half a period went out, then silence. `inputLost`:
+    /// the way back lost this period (an xrun elsewhere in the graph: a converter's input, a loop
+    /// through another client), which this client cannot see; `reported`: the server's xrun report
+    /// reaches this cycle.
+    func cycle(short: Bool = false, inputLost: Bool = false, reported: Bool = false) {
         let available = short ? period / 2 : period
         let now = sent.count
         for i in 0..<period {
             let t = now + i - roundTrip
-            input[i] = t >= 0 ? sent[t] : 0
+            input[i] = t >= 0 && !inputLost ? sent[t] : 0
             output[i] = i < available ? Self.frame(position + i) : 0
         }
         // The capture ring holds 10.9 s; the writer drains it every 10 ms: keep within it, as the
@@ -50,7 +53,7 @@ private final class LoopSimulation {
                 withUnsafePointer(to: &inputPointer) { inputList in
                     withUnsafePointer(to: &outputPointer) { outputList in
                         capture.process(inputs: inputList, outputs: outputList, outputCount: 1, frameCount: period,
-                                        tag: position, disturbed: short)
+                                        tag: position, disturbed: short, reported: reported)
                     }
                 }
             }
@@ -59,8 +62,11 @@ private final class LoopSimulation {
         position += available
     }
 
-    func run(until frame: Int, shortAt: Set<Int> = []) {
-        while position < frame { cycle(short: shortAt.contains(position / period)) }
+    func run(until frame: Int, shortAt: Set<Int> = [], inputLostAt: Set<Int> = [], reportedAt: Set<Int> = []) {
+        while position < frame {
+            let index = position / period
+            cycle(short: shortAt.contains(index), inputLost: inputLostAt.contains(index), reported: reportedAt.contains(index))
+        }
     }
 
     /// Waits (up to 20 s) for `count` results from the writer.
@@ -117,6 +123,37 @@ struct TakeDisturbanceTests {
             return loop.sent[shortTag + loop.period + k - r] != LoopSimulation.frame(tag - r)
         }
         #expect(misplaced.count == r, "misplaced \(misplaced.count) of the \(r) frames after the short cycle")
+    }
+
+    @Test("a period lost on the way back that this client cannot see (an xrun elsewhere in the graph), reported by the server two cycles later: the take across it is dropped, even though it had ended before the report; the takes before and after are kept bit for bit")
+    func reportedXrunDropsTheTakeItSpoiled() throws {
+        let scratch = ScratchDirectory()
+        let loop = LoopSimulation()
+        let r = loop.roundTrip
+        // The input of server cycle 160 (frames 40 960 … 41 215) comes back silent; the take
+        // [30 000, 41 000) ends within it; the server's report reaches cycle 162.
+        let takes = [(0, 20_000), (30_000, 41_000 - r + 100), (70_000, 100_000)]
+        for (id, take) in takes.enumerated() {
+            loop.recorder.begin(id: id, startTag: take.0 + r, roundTrip: r, path: scratch.file("take-\(id).flac"))
+            loop.recorder.end(id: id, endTag: take.1 + r)
+        }
+        loop.run(until: 101_000 + r, inputLostAt: [160], reportedAt: [162])
+        let results = loop.results(3)
+        var saved: [Int: String] = [:], dropped: [Int: String] = [:]
+        for result in results {
+            switch result {
+            case .saved(let id, let path, _): saved[id] = path
+            case .dropped(let id, let reason): dropped[id] = reason
+            case .calibrated: Issue.record("a calibration nobody asked for")
+            }
+        }
+        #expect(Set(saved.keys) == [0, 2] && Set(dropped.keys) == [1], "saved \(saved.keys.sorted()), dropped \(dropped)")
+        for id in saved.keys.sorted() {
+            let take = takes[id]
+            let heard = try TakeFile.read(saved[id]!).channels[0]
+            let expected = (take.0..<take.1).map(LoopSimulation.frame)
+            #expect(heard.count == expected.count && zip(heard, expected).allSatisfy { $0 == $1 }, "take \(id): \(heard.count) frames")
+        }
     }
 
     @Test("calibrate measures the round trip to the frame; a short cycle during the measurement fails it with a one-line why (try again), not a wrong round trip")

@@ -16,7 +16,11 @@ import Synchronization
 /// that breaks it (the render-ahead helper was late and silence went out, or the server skipped
 /// this client and its frame time jumped) is a *disturbance*: the blocks from it on carry the next
 /// `generation`, and the take writer drops a take whose input it could have misplaced (a take is
-/// whole and aligned, or absent).
+/// whole and aligned, or absent). An xrun the server reports is one too, but it comes late (on
+/// JACK's notification thread, a cycle or more after it happened) and says nothing of where: a
+/// loop through another client, or a converter's input, may have lost a period there although
+/// this client ran every cycle. It is published apart (`reportedDisturbance`), dated
+/// `reportLatencyFrames` before the cycle that saw it.
 ///
 /// Real-time thread: `process` only copies, measures and stores atomics; everything is allocated in
 /// `init`. A full ring drops whole blocks (counted); the take that needed them is dropped later.
@@ -32,6 +36,12 @@ public final class InputCapture: @unchecked Sendable {
     public let droppedBlocks = Atomic<Int>(0)
     /// Output frames (the tag's count) of the last cycle: the writer's "now".
     public let lastTag = Atomic<Int>(-1)
+    /// Xruns the server reported, counted by the cycles that saw them (the take writer compares),
+    /// and the tag from which the last one may have misplaced input.
+    public let reportedDisturbances = Atomic<Int>(0)
+    public let reportedDisturbanceTag = Atomic<Int>(0)
+    /// How far back an xrun report may have come from (170 ms at 48 kHz).
+    public static let reportLatencyFrames = 8192
 
     /// The probe: written over every output from the cycle after `probeRequested` rises; its first
     /// frame's tag is published in `probeStartTag` (−1 until it started), then `probeRequested`
@@ -61,8 +71,12 @@ public final class InputCapture: @unchecked Sendable {
     /// server's time (silence for want of frames, or cycles the server skipped before it).
     @inline(__always)
     public func process(inputs: UnsafePointer<UnsafeMutablePointer<Float>>, outputs: UnsafePointer<UnsafeMutablePointer<Float>>,
-                 outputCount: Int, frameCount: Int, tag: Int, disturbed: Bool = false) {
+                 outputCount: Int, frameCount: Int, tag: Int, disturbed: Bool = false, reported: Bool = false) {
         if disturbed { disturbances &+= 1 }
+        if reported {
+            reportedDisturbanceTag.store(tag &- Self.reportLatencyFrames, ordering: .relaxed)
+            reportedDisturbances.add(1, ordering: .releasing)
+        }
         playProbe(outputs, outputCount: outputCount, frameCount: frameCount, tag: tag)
         meters.measure(inputs, channels: channelCount, first: 0, frameCount: frameCount)
         _ = meters.publish(frameCount: frameCount)

@@ -20,6 +20,8 @@ final class JackProcessContext: @unchecked Sendable {
     /// thread only; 0 with `haveFrameTime` false before the first cycle).
     private var expectedFrameTime: jack_nframes_t = 0
     private var haveFrameTime = false
+    /// The server's xrun count as the last cycle saw it (a new one is a reported disturbance).
+    private var xrunsSeen = 0
     let channelCount: Int
     let ports: UnsafeMutablePointer<OpaquePointer?>
     let buffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
@@ -75,13 +77,16 @@ final class JackProcessContext: @unchecked Sendable {
         }
         expectedFrameTime = frameTime &+ frameCount
         haveFrameTime = true
+        let xruns = notifications.xruns.load(ordering: .relaxed)
+        let reported = xruns != xrunsSeen
+        xrunsSeen = xruns
         for channel in 0..<channelCount {
             buffers[channel] = jack_port_get_buffer(ports[channel], frameCount).assumingMemoryBound(to: Float.self)
         }
         if let ahead {
             let midiBuffer = midiPort.flatMap { jack_port_get_buffer($0, frameCount) }
             let (tag, short) = ahead.process(frameCount: Int(frameCount), outputs: buffers, client: client, midiBuffer: midiBuffer)
-            captureInputs(frameCount, tag: tag, disturbed: skipped || short)
+            captureInputs(frameCount, tag: tag, disturbed: skipped || short, reported: reported)
             load.record(busyMicroseconds: Int(jack_get_time() &- start), frames: Int(frameCount))
             return
         }
@@ -99,20 +104,20 @@ final class JackProcessContext: @unchecked Sendable {
             }
         }
         engine.render(frameCount: Int(frameCount), outputs: buffers)
-        captureInputs(frameCount, tag: tag, disturbed: skipped)
+        captureInputs(frameCount, tag: tag, disturbed: skipped, reported: reported)
         load.record(busyMicroseconds: Int(jack_get_time() &- start), frames: Int(frameCount))
     }
 
     /// The inputs of this cycle to the capture (with the tag of the outputs just written), and the
     /// calibration probe over the outputs.
     @inline(__always)
-    private func captureInputs(_ frameCount: jack_nframes_t, tag: Int, disturbed: Bool) {
+    private func captureInputs(_ frameCount: jack_nframes_t, tag: Int, disturbed: Bool, reported: Bool) {
         guard let capture else { return }
         for channel in 0..<inputCount {
             inputBuffers[channel] = jack_port_get_buffer(inputPorts[channel], frameCount).assumingMemoryBound(to: Float.self)
         }
         capture.process(inputs: inputBuffers, outputs: buffers, outputCount: channelCount, frameCount: Int(frameCount), tag: tag,
-                        disturbed: disturbed)
+                        disturbed: disturbed, reported: reported)
     }
 }
 

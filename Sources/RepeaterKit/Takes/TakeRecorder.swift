@@ -58,6 +58,8 @@ public final class TakeRecorder: @unchecked Sendable {
     private var segments: [Segment] = []
     /// The tags of the disturbances the input showed (the last few), and the blocks' generation.
     private var disturbances: [Int] = []
+    /// The capture's count of reported disturbances (xruns) last seen.
+    private var reportedSeen = 0
     private var generation: UInt32 = 0
     /// How far past Y + R a disturbance may misplace input: the hole itself (a late cycle's
     /// silence, or the cycles the server skipped), at most a few of the largest periods.
@@ -145,6 +147,7 @@ public final class TakeRecorder: @unchecked Sendable {
     /// Copies every waiting block into the history; a block that does not follow on starts it over
     /// (the takes get what came before it first).
     private func drainInput() {
+        takeReportedDisturbance()
         while let slot = capture.blocks.readableSlot() {
             let tag = capture.blocks.tag(ofSlot: slot)
             let follows = tag.startFrame == historyEnd && historyEnd != historyStart
@@ -177,10 +180,7 @@ public final class TakeRecorder: @unchecked Sendable {
         let from = segment.nextTag
         let to = min(historyEnd, segment.endTag ?? Int.max)
         guard to > from else { return }
-        let misplaced = disturbances.contains { y in
-            y < to && y + max(0, segment.roundTrip) + Self.disturbanceMargin > segment.startTag
-        }
-        if misplaced {
+        if isMisplaced(segment, through: to) {
             segment.failure = "the player missed a period while it played (a dropout: see xruns, missed cycles and late in the status)"
             return
         }
@@ -196,15 +196,40 @@ public final class TakeRecorder: @unchecked Sendable {
         }
     }
 
+    /// An xrun the server reported since the last look, as a disturbance at the tag it may date from.
+    private func takeReportedDisturbance() {
+        let reported = capture.reportedDisturbances.load(ordering: .acquiring)
+        guard reported != reportedSeen else { return }
+        reportedSeen = reported
+        disturbances.append(capture.reportedDisturbanceTag.load(ordering: .relaxed))
+        if disturbances.count > 64 { disturbances.removeFirst(disturbances.count - 64) }
+    }
+
+    /// Whether a disturbance may have misplaced the segment's input up to tag `to`.
+    private func isMisplaced(_ segment: Segment, through to: Int) -> Bool {
+        disturbances.contains { y in y < to && y + max(0, segment.roundTrip) + Self.disturbanceMargin > segment.startTag }
+    }
+
     /// Writes the takes whose input is all in, and reports them.
     private func finishSegments() {
         var results: [Result] = []
+        // How far the server has run (read before the reports: the callback publishes a report
+        // before it moves `lastTag` on, so every report up to here is seen).
+        let progress = capture.lastTag.load(ordering: .acquiring)
+        takeReportedDisturbance()
         segments.removeAll { segment in
             if let failure = segment.failure {
                 results.append(.dropped(id: segment.id, reason: failure))
                 return true
             }
             guard let end = segment.endTag, segment.nextTag >= end else { return false }
+            // Not before the input has run on past the end by as much as an xrun's report can be
+            // late: one reported then may have misplaced this take's last frames.
+            guard progress >= end + InputCapture.reportLatencyFrames else { return false }
+            if isMisplaced(segment, through: end) {
+                results.append(.dropped(id: segment.id, reason: "the player missed a period while it played (a dropout: see xruns, missed cycles and late in the status)"))
+                return true
+            }
             // The input is copied as it comes, before the end is known: cut at the end.
             let channels = segment.channels.map { Array($0.prefix(end - segment.startTag)) }
             guard !channels[0].isEmpty else { return true }  // an empty take (no gap to answer in) is no take
