@@ -32,41 +32,49 @@ extension Engine {
         targetSpeed = speed
         targetPitch = pitch
         let wantStretch = speed != 1 || pitch != 0 || baseRate != 1
-        let wantConsistent = pitch != 0 || baseRate != 1
+        let wanted = Engine.flavour(speed: speed, pitch: pitch, baseRate: baseRate)
         feedBudget = max(prerollBudget, frameCount * 2)
         if primeOnResume, handover == .none {
             // A seek while stretching: prime a fresh stretcher at the new place, or (none at hand, or
             // none wanted) carry on with the running one.
             primeOnResume = false
-            if wantStretch, let fresh = takeFresh(consistent: wantConsistent) { beginPriming(fresh) }
+            if wantStretch, let fresh = takeFresh(wanted) { beginPriming(fresh) }
         } else if handover == .none {
             if phase != .stretching {
-                if wantStretch, let fresh = takeFresh(consistent: wantConsistent) {
+                if wantStretch, let fresh = takeFresh(wanted) {
                     if hasPlayed { beginHandover(to: fresh) } else { beginPriming(fresh) }
                 }
             } else if let running = stretcher {
-                let consistent = running.pointee.pitchConsistent
-                if !wantStretch {
+                let flavour = running.pointee.flavour
+                if flavour == .resampler {
+                    // Speed or pitch asked for: Rubber Band takes over at the rate the resampler plays.
+                    if wanted != .resampler, let fresh = takeFresh(wanted) { beginHandover(to: fresh) }
+                } else if !wantStretch {
                     if currentSpeed == 1, currentPitch == 0 { beginHandoverToRaw() }
-                } else if wantConsistent, !consistent {
-                    if let fresh = takeFresh(consistent: true) { beginHandover(to: fresh) }
-                } else if !wantConsistent, consistent, currentPitch == 0 {
+                } else if wanted == .resampler {
+                    // Back at speed 1, pitch 0 with the rates differing: the resampler takes over
+                    // once Rubber Band has glided there.
+                    if currentSpeed == 1, currentPitch == 0, let fresh = takeFresh(.resampler) { beginHandover(to: fresh) }
+                } else if wanted == .consistent, flavour != .consistent {
+                    if let fresh = takeFresh(.consistent) { beginHandover(to: fresh) }
+                } else if wanted == .plain, flavour == .consistent, currentPitch == 0 {
                     // Pitch back at 0 for a second: a stretcher without the high-consistency mode
                     // costs 20 % (R3) to 40 % (R2) less.
                     consistentIdleFrames += frameCount
-                    if consistentIdleFrames >= configuration.sampleRate, let fresh = takeFresh(consistent: false) {
+                    if consistentIdleFrames >= configuration.sampleRate, let fresh = takeFresh(.plain) {
                         beginHandover(to: fresh)
                     }
                 }
-                if wantConsistent || !consistent { consistentIdleFrames = 0 }
+                if wanted != .plain || flavour != .consistent { consistentIdleFrames = 0 }
             }
         }
         var stretchingNow = phase == .stretching
         if handover == .priming { stretchingNow = true }  // (no `||`: its right side would capture self)
         status.stretching.store(stretchingNow, ordering: .relaxed)
-        // Glide only while nothing is being lined up with the running ratio.
-        guard handover == .none, let running = stretcher else {
-            if stretcher == nil, handover != .priming {
+        // Glide only while nothing is being lined up with the running ratio (the resampler plays at
+        // speed 1, pitch 0 until Rubber Band takes over).
+        guard handover == .none, let running = stretcher, running.pointee.flavour != .resampler else {
+            if stretcher == nil || stretcher?.pointee.flavour == .resampler, handover != .priming {
                 currentSpeed = 1
                 currentPitch = 0
             }
@@ -90,11 +98,22 @@ extension Engine {
         target.pointee.setRatios(time: 1 / (baseRate * currentSpeed), pitch: baseRate * semitoneRatio(cents / 100))
     }
 
-    /// A fresh stretcher that can do what is needed (a high-consistency one can do anything, a
-    /// plain one only speed); one that cannot goes back to be freed.
-    private func takeFresh(consistent: Bool) -> UnsafeMutablePointer<Stretcher>? {
+    /// The flavour the targets ask for: the resampler where only the file's rate differs from the
+    /// output's, a pitch-consistent stretcher where the pitch moves or the rates differ, else a
+    /// plain (speed-only) one.
+    @inline(__always)
+    static func flavour(speed: Double, pitch: Double, baseRate: Double) -> Stretcher.Flavour {
+        if baseRate != 1, speed == 1, pitch == 0 { return .resampler }
+        return pitch != 0 || baseRate != 1 ? .consistent : .plain
+    }
+
+    /// A fresh stretcher that can do what is needed (a high-consistency one can do anything a plain
+    /// one can; the resampler only the file's rate); one that cannot goes back to be freed.
+    private func takeFresh(_ wanted: Stretcher.Flavour) -> UnsafeMutablePointer<Stretcher>? {
         guard let bits = freshStretchers.pop(), let fresh = UnsafeMutablePointer<Stretcher>(bitPattern: bits) else { return nil }
-        if fresh.pointee.pitchConsistent || !consistent { return fresh }
+        let flavour = fresh.pointee.flavour
+        if flavour == wanted { return fresh }
+        if flavour == .consistent, wanted == .plain { return fresh }
         giveBack(fresh)
         return nil
     }
@@ -124,7 +143,10 @@ extension Engine {
         incoming = fresh
         handover = .toStretcher
         handoverStep = runningStep
-        let position = outputPosition
+        // The resampler's timing is exact: it lines up with what Rubber Band's output carries by its
+        // measured timing (the marks' position), and from the crossfade on the cursor is its own.
+        incomingShift = phase == .stretching && fresh.pointee.flavour == .resampler ? timingOffset : 0
+        let position = outputPosition + incomingShift
         // History: the stretcher's preferred start pad of real frames before the switch, where the
         // ring holds them (from a bypass just left it holds none: the fade then waits out the pad).
         let history = fresh.pointee.startPad
@@ -133,6 +155,7 @@ extension Engine {
         incomingFed = incomingStart
         incomingDiscarded = 0
         incomingSinceFeed = 0
+        incomingRetrieved = 0
         if phase == .stretching {
             currentPitch = fresh.pointee.pitchConsistent ? currentPitch : 0
         }
@@ -171,6 +194,8 @@ extension Engine {
         incomingFed = outCursor
         incomingDiscarded = 0
         incomingSinceFeed = 0
+        incomingRetrieved = 0
+        incomingShift = 0
         incomingWarmUntil = Double(outCursor)
         fadePosition = -1
         stretchDelay = fresh.pointee.latencyFrames()
@@ -373,7 +398,7 @@ extension Engine {
     /// up with the output position; then the crossfade starts.
     private func lineUpIncoming() {
         guard let fresh = incoming, fadePosition < 0 else { return }
-        let position = outputPosition
+        let position = outputPosition + incomingShift
         let wantDiscard = max(0, Int((position - Double(incomingStart)) / handoverStep))
         var rounds = 0
         while rounds < 64 {
@@ -385,6 +410,7 @@ extension Engine {
                     let got = fresh.pointee.retrieve(into: UnsafePointer(mixScratch), offset: 0, frameCount: n)
                     incomingDiscarded += got
                     incomingSinceFeed += got
+                    incomingRetrieved += got
                     continue
                 }
             } else if position >= incomingWarmUntil, fresh.pointee.available() > 0 {
@@ -429,6 +455,7 @@ extension Engine {
                                                      frameCount: min(ready, outgoing - incomingCount))
                     incomingCount += got
                     incomingSinceFeed += got
+                    incomingRetrieved += got
                     continue
                 }
                 if !feed(fresh, at: &incomingFed, budget: &unlimited) { break }
@@ -463,6 +490,11 @@ extension Engine {
             publishLatency()
         } else if let fresh = incoming {
             if let used = stretcher { giveBack(used) } else { inputCursor = Double(outCursor) }
+            if fresh.pointee.flavour == .resampler {
+                // Exact: its next frame carries the frame after the ones it has given.
+                inputCursor = Double(incomingStart) + Double(incomingRetrieved) * handoverStep
+                timingOffset = 0
+            }
             stretcher = fresh
             stretcherFed = incomingFed
             retrievedSinceFeed = incomingSinceFeed

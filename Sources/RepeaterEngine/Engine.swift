@@ -215,8 +215,12 @@ public final class Engine: @unchecked Sendable {
     var incomingStart = 0
     var incomingFed = 0
     var incomingDiscarded = 0
-    /// Output frames retrieved from the incoming stretcher since it was last fed.
+    /// Output frames retrieved from the incoming stretcher since it was last fed, and in all.
     var incomingSinceFeed = 0
+    var incomingRetrieved = 0
+    /// What the incoming side lines up with, ahead of `outputPosition` (the outgoing stretcher's
+    /// measured timing, for the resampler, whose own is exact; else 0).
+    var incomingShift = 0.0
     /// The output position from which the incoming stretcher's analysis rests on real frames.
     var incomingWarmUntil = 0.0
     /// Input frames per output frame while the incoming stretcher is lined up.
@@ -547,7 +551,8 @@ public final class Engine: @unchecked Sendable {
     func audibleFrame() -> Int {
         let latency = controls.latencyFrames.load(ordering: .relaxed) &+ controls.aheadFrames.load(ordering: .relaxed) &+ isolationDelay
         if phase == .stretching {
-            let input = stretchStreamBase &+ Int(inputCursor + timingOffset - Double(latency) * currentSpeed * configuration.baseRate)
+            // (rounded: the file frame nearest to what the output frame carries)
+            let input = stretchStreamBase &+ Int((inputCursor + timingOffset - Double(latency) * currentSpeed * configuration.baseRate).rounded())
             return streamLog.sourceFrame(atOutput: input, fallback: playhead)
         }
         return log.sourceFrame(atOutput: renderedFrames &+ cycleOffset &- latency, fallback: playhead)

@@ -146,7 +146,8 @@ public final class Player {
         return nil
     }
 
-    /// The engine at the server's rate: a file at another rate is resampled by the stretcher.
+    /// The engine at the server's rate: a file at another rate is resampled (by libsoxr at speed 1
+    /// and pitch 0, else by the stretcher).
     private func makeEngine(outputRate: Int) throws(RepeaterError) {
         var configuration = self.configuration
         configuration.sampleRate = outputRate

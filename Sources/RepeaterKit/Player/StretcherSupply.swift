@@ -17,8 +17,8 @@ public final class StretcherSupply {
     public let kind: Stretcher.Kind
     private let engine: Engine
     private let sampleRate: Int
-    /// Used stretchers waiting to be re-armed, at most `sparesPerFlavour` of each (plain and
-    /// pitch-consistent): the engine never holds more than a running one and an incoming one.
+    /// Used stretchers waiting to be re-armed, at most `sparesPerFlavour` of each (plain,
+    /// pitch-consistent, resampler): the engine never holds more than a running one and an incoming one.
     private var spares: [UnsafeMutablePointer<Stretcher>] = []
     private let sparesPerFlavour = 2
     /// `REPEATER_STRETCHER_REUSE=0` frees used stretchers and builds each one new, as before:
@@ -34,28 +34,35 @@ public final class StretcherSupply {
     }
 
     /// Control thread, often (each loop turn): takes back used stretchers; queues a primed one when
-    /// the targets need stretching and none is queued: with Rubber Band's PitchHighConsistency only
-    /// when the pitch moves or the file's rate differs (a speed-only stretcher costs 20–40 % less),
-    /// at speed 1 when the engine is in bypass (it pre-rolls the fresh one at the speed that plays,
-    /// and glides after the crossfade), else at the targets (a start, a seek, a change of kind).
+    /// the targets need one and none is queued: the resampler (libsoxr) where only the file's rate
+    /// differs from the output's (speed 1, pitch 0); else Rubber Band, with PitchHighConsistency
+    /// only when the pitch moves or the file's rate differs (a speed-only stretcher costs 20–40 %
+    /// less), at speed 1 when the engine is in bypass (it pre-rolls the fresh one at the speed that
+    /// plays, and glides after the crossfade), else at the targets (a start, a seek, a change of kind).
     public func service() {
         while let bits = engine.usedStretchers.pop() { takeBack(bits) }
         let speed = engine.controls.speed.load(ordering: .relaxed)
         let pitch = engine.controls.pitchSemitones.load(ordering: .relaxed)
         let base = engine.configuration.baseRate
         guard speed != 1 || pitch != 0 || base != 1, engine.freshStretchers.count == 0 else { return }
-        let consistent = pitch != 0 || base != 1
-        let atTargets = engine.status.stretching.load(ordering: .relaxed) || engine.status.cycles.load(ordering: .relaxed) == 0
-        let timeRatio = atTargets ? 1 / (base * speed) : 1
-        let pitchScale = atTargets ? base * pitchScale(semitones: consistent ? pitch : 0) : 1
-        let timing = Self.timing(kind: kind, pitchConsistent: consistent, sampleRate: sampleRate)
+        let flavour: Stretcher.Flavour = base != 1 && speed == 1 && pitch == 0 ? .resampler : (pitch != 0 || base != 1 ? .consistent : .plain)
         let stretcher: UnsafeMutablePointer<Stretcher>
-        if let index = spares.firstIndex(where: { $0.pointee.pitchConsistent == consistent }) {
+        if let index = spares.firstIndex(where: { $0.pointee.flavour == flavour }) {
             stretcher = spares.remove(at: index)
-            stretcher.pointee.timing = timing
+            if flavour != .resampler { stretcher.pointee.timing = Self.timing(kind: kind, pitchConsistent: flavour == .consistent, sampleRate: sampleRate) }
+            let (timeRatio, pitchScale) = startRatios(speed: speed, pitch: pitch, base: base, consistent: flavour == .consistent)
             stretcher.pointee.rearm(timeRatio: timeRatio, pitchScale: pitchScale)
             rearmed += 1
+        } else if flavour == .resampler {
+            guard let made = Stretcher(resamplingFrom: engine.configuration.sourceSampleRate, to: sampleRate,
+                                       channelCount: engine.channelCount, kind: kind) else { return }
+            stretcher = .allocate(capacity: 1)
+            stretcher.initialize(to: made)
+            built += 1
         } else {
+            let consistent = flavour == .consistent
+            let (timeRatio, pitchScale) = startRatios(speed: speed, pitch: pitch, base: base, consistent: consistent)
+            let timing = Self.timing(kind: kind, pitchConsistent: consistent, sampleRate: sampleRate)
             stretcher = .allocate(capacity: 1)
             stretcher.initialize(to: Stretcher(kind: kind, sampleRate: sampleRate, channelCount: engine.channelCount,
                                                timeRatio: timeRatio, pitchScale: pitchScale,
@@ -63,6 +70,13 @@ public final class StretcherSupply {
             built += 1
         }
         if !engine.freshStretchers.push(UInt(bitPattern: stretcher)) { takeBack(UInt(bitPattern: stretcher)) }
+    }
+
+    /// The ratios a Rubber Band stretcher is armed at: the targets when the engine stretches (or
+    /// has not started), else speed 1 (it is pre-rolled at the speed that plays).
+    private func startRatios(speed: Double, pitch: Double, base: Double, consistent: Bool) -> (time: Double, pitch: Double) {
+        let atTargets = engine.status.stretching.load(ordering: .relaxed) || engine.status.cycles.load(ordering: .relaxed) == 0
+        return (atTargets ? 1 / (base * speed) : 1, atTargets ? base * pitchScale(semitones: consistent ? pitch : 0) : 1)
     }
 
     /// Each kind of stretcher's timing, measured once per process (`StretchTiming.measure`, about
@@ -89,13 +103,14 @@ public final class StretcherSupply {
         return measured
     }
 
-    /// Starts measuring the speed-only stretcher's timing in the background (the first switch then
-    /// finds it ready).
+    /// Starts measuring the timing of the stretcher a first change of speed needs in the background
+    /// (the first switch then finds it ready): the speed-only one, or the pitch-consistent one when
+    /// the file's rate differs from the output's.
     public func measureAhead() {
-        let kind = self.kind, rate = sampleRate
+        let kind = self.kind, rate = sampleRate, consistent = engine.configuration.baseRate != 1
         Thread.detachNewThread {
             _ = repeater_thread_lowest_priority()
-            _ = StretcherSupply.timing(kind: kind, pitchConsistent: false, sampleRate: rate)
+            _ = StretcherSupply.timing(kind: kind, pitchConsistent: consistent, sampleRate: rate)
         }
     }
 
@@ -108,8 +123,8 @@ public final class StretcherSupply {
 
     private func takeBack(_ bits: UInt) {
         guard let pointer = UnsafeMutablePointer<Stretcher>(bitPattern: bits) else { return }
-        let flavour = pointer.pointee.pitchConsistent
-        if reuse, spares.count(where: { $0.pointee.pitchConsistent == flavour }) < sparesPerFlavour {
+        let flavour = pointer.pointee.flavour
+        if reuse, spares.count(where: { $0.pointee.flavour == flavour }) < sparesPerFlavour {
             spares.append(pointer)
         } else {
             free(bits)
