@@ -32,9 +32,19 @@ extension Engine {
         targetSpeed = speed
         targetPitch = pitch
         let wantStretch = speed != 1 || pitch != 0 || baseRate != 1
-        let wanted = Engine.flavour(speed: speed, pitch: pitch, baseRate: baseRate)
+        let wanted = Stretcher.Flavour(speed: speed, pitch: pitch, baseRate: baseRate)
         feedBudget = max(prerollBudget, frameCount * 2)
-        if primeOnResume, handover == .none {
+        // Rubber Band starts only once the render-ahead helper renders (its bursts need the slack);
+        // the resampler and the way back to bypass are cheap enough for the callback.
+        let rubberBandWanted = wantStretch && wanted != .resampler
+        var mayStart = true
+        if rubberBandWanted { mayStart = controls.renderAheadReady.load(ordering: .relaxed) }  // (no `||`: it would capture self)
+        publishRenderAheadWish(rubberBandWanted)
+        // A start at a speed other than 1 stays silent until the stretcher is primed, as always.
+        waitingForHelper = !mayStart && !hasPlayed && phase != .stretching
+        if !mayStart {
+            // (the helper is being started: nothing new until it renders)
+        } else if primeOnResume, handover == .none {
             // A seek while stretching: prime a fresh stretcher at the new place, or (none at hand, or
             // none wanted) carry on with the running one.
             primeOnResume = false
@@ -74,7 +84,9 @@ extension Engine {
         // Glide only while nothing is being lined up with the running ratio (the resampler plays at
         // speed 1, pitch 0 until Rubber Band takes over).
         guard handover == .none, let running = stretcher, running.pointee.flavour != .resampler else {
-            if stretcher == nil || stretcher?.pointee.flavour == .resampler, handover != .priming {
+            var atOne = stretcher == nil
+            if let running = stretcher, running.pointee.flavour == .resampler { atOne = true }  // (no `||`: it would capture self)
+            if atOne, handover != .priming {
                 currentSpeed = 1
                 currentPitch = 0
             }
@@ -98,13 +110,13 @@ extension Engine {
         target.pointee.setRatios(time: 1 / (baseRate * currentSpeed), pitch: baseRate * semitoneRatio(cents / 100))
     }
 
-    /// The flavour the targets ask for: the resampler where only the file's rate differs from the
-    /// output's, a pitch-consistent stretcher where the pitch moves or the rates differ, else a
-    /// plain (speed-only) one.
-    @inline(__always)
-    static func flavour(speed: Double, pitch: Double, baseRate: Double) -> Stretcher.Flavour {
-        if baseRate != 1, speed == 1, pitch == 0 { return .resampler }
-        return pitch != 0 || baseRate != 1 ? .consistent : .plain
+    /// Tells the JACK binding whether Rubber Band's bursts are to come: it runs or is handed in, or
+    /// the targets ask for it.
+    private func publishRenderAheadWish(_ rubberBandWanted: Bool) {
+        var wish = rubberBandWanted
+        if let running = stretcher, running.pointee.flavour != .resampler { wish = true }
+        if let fresh = incoming, fresh.pointee.flavour != .resampler { wish = true }
+        status.wantsRenderAhead.store(wish, ordering: .relaxed)
     }
 
     /// A fresh stretcher that can do what is needed (a high-consistency one can do anything a plain

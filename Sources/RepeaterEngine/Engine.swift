@@ -235,6 +235,8 @@ public final class Engine: @unchecked Sendable {
     var consistentIdleFrames = 0
     /// A seek while stretching: the next cycle primes a fresh stretcher at the new place.
     var primeOnResume = false
+    /// A stretched start waits for the render-ahead helper to take over before it primes: silent.
+    var waitingForHelper = false
     /// Some audio has been played (a later switch crossfades; before it, a stretcher is primed).
     var hasPlayed = false
     /// Scratch for the incoming side of a crossfade, and silence to feed after the source's end.
@@ -496,6 +498,7 @@ public final class Engine: @unchecked Sendable {
         var silent = held
         if handover == .priming { silent = true }
         if primeOnResume { silent = true }  // (no `||`: its right side would capture self)
+        if waitingForHelper { silent = true }
         if silent {
             // Held until the ports are connected, or a fresh stretcher is being primed: silence.
             silence(outputs, from: done, count: end - done)
@@ -552,7 +555,8 @@ public final class Engine: @unchecked Sendable {
         let latency = controls.latencyFrames.load(ordering: .relaxed) &+ controls.aheadFrames.load(ordering: .relaxed) &+ isolationDelay
         if phase == .stretching {
             // (rounded: the file frame nearest to what the output frame carries)
-            let input = stretchStreamBase &+ Int((inputCursor + timingOffset - Double(latency) * currentSpeed * configuration.baseRate).rounded())
+            let position = inputCursor + timingOffset - Double(latency) * currentSpeed * configuration.baseRate
+            let input = stretchStreamBase &+ (position >= 0 ? Int(position + 0.5) : -Int(-position + 0.5))
             return streamLog.sourceFrame(atOutput: input, fallback: playhead)
         }
         return log.sourceFrame(atOutput: renderedFrames &+ cycleOffset &- latency, fallback: playhead)

@@ -16,6 +16,10 @@ public struct EngineStatus: ~Copyable, Sendable {
     public let processingLatency = Atomic<Int>(0)
     /// A stretcher runs (or is being primed): fresh ones are made at the target ratios, else at 1.
     public let stretching = Atomic<Bool>(false)
+    /// Rubber Band runs, is about to, or a change waits for it: its bursts want the render-ahead
+    /// helper (the JACK binding renders in the callback while only cheap work is left: bypass, the
+    /// resampler; see `EngineControls.renderAheadReady`).
+    public let wantsRenderAhead = Atomic<Bool>(false)
     /// Passes completed through B.
     public let passes = Atomic<Int>(0)
     /// Completed `render` calls.

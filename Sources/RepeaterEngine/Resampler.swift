@@ -126,7 +126,8 @@ public struct Resampler: ~Copyable, @unchecked Sendable {
             let held = fifoEnd - fifoStart
             for channel in 0..<channelCount {
                 let base = fifo + channel * fifoCapacity
-                if held > 0 { base.update(from: base + fifoStart, count: held) }
+                // (a memmove: the ranges may overlap)
+                if held > 0 { UnsafeMutableRawPointer(base).copyMemory(from: base + fifoStart, byteCount: held * MemoryLayout<Float>.stride) }
             }
             fifoStart = 0
             fifoEnd = held

@@ -28,6 +28,19 @@ public struct Stretcher: ~Copyable, @unchecked Sendable {
     /// PitchHighConsistency), or only the file's rate (`resampler`, libsoxr).
     public enum Flavour: Sendable, Equatable, BitwiseCopyable {
         case plain, consistent, resampler
+
+        /// The flavour the targets ask for (`baseRate`: the file's rate / the output's): the
+        /// resampler where only the rates differ, a pitch-consistent stretcher where the pitch
+        /// moves or the rates differ, else a plain (speed-only) one. (Speed 1, pitch 0 and the
+        /// same rates need none: bypass.)
+        @inline(__always)
+        public init(speed: Double, pitch: Double, baseRate: Double) {
+            if baseRate != 1, speed == 1, pitch == 0 {
+                self = .resampler
+            } else {
+                self = pitch != 0 || baseRate != 1 ? .consistent : .plain
+            }
+        }
     }
 
     public let kind: Kind

@@ -13,9 +13,12 @@ import RepeaterKit
 ///   client on the same server for the same time (`REPEATER_CALLBACK_STATS`);
 /// - live edits: 200 rate/pitch/loop commands a second against the same run without them.
 /// Rounds are interleaved; each cell gives the range over the rounds.
+/// `--parts stretch,rates` picks the parts (all by default): `stretch` is the above; `rates` is a
+/// file at another rate at speed 1 (RatesBench.swift; `--rates-seconds`, `--before DIR`).
 func runSystem(arguments: [String]) throws(RepeaterError) {
-    var seconds = 60.0, rounds = 2, speed = 0.75, editSeconds = 10.0
-    var file: String?
+    var seconds = 60.0, rounds = 2, speed = 0.75, editSeconds = 10.0, ratesSeconds = 60.0
+    var file: String?, before: String?
+    var parts: Set<String> = ["stretch", "rates"]
     var rest = arguments
     while !rest.isEmpty {
         let name = rest.removeFirst()
@@ -26,15 +29,32 @@ func runSystem(arguments: [String]) throws(RepeaterError) {
         case "--rate": speed = Double(value) ?? speed
         case "--file": file = value
         case "--edits-seconds": editSeconds = Double(value) ?? editSeconds
+        case "--rates-seconds": ratesSeconds = Double(value) ?? ratesSeconds
+        case "--before": before = value + "/repeater"
+        case "--parts": parts = Set(value.split(separator: ",").map(String.init))
         default: throw .input("system: unknown option \(name)")
         }
     }
     let products = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
     let repeater = products + "/repeater", capture = products + "/repeater-capture", bench = products + "/repeater-bench"
     guard FileManager.default.isExecutableFile(atPath: repeater) else { throw .input("build repeater first (swift build -c release)") }
+    if let before, !FileManager.default.isExecutableFile(atPath: before) { throw .input("--before: no repeater in that folder") }
     let scratch = NSTemporaryDirectory() + "repeater-bench-\(getpid())"
     try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: scratch) }
+    let mpv = FileManager.default.isExecutableFile(atPath: "/usr/bin/mpv") ? "/usr/bin/mpv" : nil
+    if parts.contains("stretch") {
+        try runStretchPart(seconds: seconds, rounds: rounds, speed: speed, editSeconds: editSeconds, file: file,
+                           repeater: repeater, capture: capture, bench: bench, mpv: mpv, scratch: scratch)
+    }
+    if parts.contains("rates") {
+        try RatesBench(seconds: ratesSeconds, rounds: rounds, repeater: repeater, before: before, mpv: mpv, scratch: scratch).run()
+    }
+}
+
+/// The stretching part: librubberband alone, repeater at 1 and at `speed`, mpv, live edits.
+private func runStretchPart(seconds: Double, rounds: Int, speed: Double, editSeconds: Double, file: String?, repeater: String,
+                            capture: String, bench: String, mpv: String?, scratch: String) throws(RepeaterError) {
     let path = file ?? scratch + "/music.wav"
     if file == nil { try writeMusic(path: path, seconds: seconds) }
     let audioSeconds = try AudioFile(path: path).info.frameCount
@@ -43,7 +63,6 @@ func runSystem(arguments: [String]) throws(RepeaterError) {
     defer { server.stop() }
     stopOnSignal(server)
     let environment = ["JACK_NO_START_SERVER": "1", "JACK_DEFAULT_SERVER": server.name]
-    let mpv = FileManager.default.isExecutableFile(atPath: "/usr/bin/mpv") ? "/usr/bin/mpv" : nil
     print("repeater-bench system: \(String(format: "%.0f", duration)) s stereo 48 kHz, speed \(speed), \(rounds) round(s), on a private real-time jackd (jackd -R, dummy, 48 kHz, 256 frames)")
     var table: [String: [Double]] = [:]
     var stats: [String: [CallbackStats]] = [:]

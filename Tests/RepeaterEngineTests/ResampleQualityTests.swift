@@ -166,3 +166,60 @@ struct ResampleQualityTests {
         #expect(play.supply.made >= 6, "the switches happened: \(play.supply.made) made")
     }
 }
+
+@Suite("Engine: Rubber Band waits for the render-ahead helper")
+struct RenderAheadGateTests {
+    @Test("while the helper does not render, a speed change keeps the bypass exact and asks for it; once it renders, the stretcher takes over; a stretched start is silent until then, never the original")
+    func gate() {
+        let engine = Engine(.init(channelCount: 2, sourceFrameCount: 2_000_000, blockFrames: 1024, blockCount: 16))
+        engine.controls.renderAheadReady.store(false, ordering: .relaxed)
+        let supply = TestSupply(engine: engine, kind: .faster)
+        let feeder = RampFeeder(engine: engine, totalFrames: 2_000_000)
+        let driver = CycleDriver(engine: engine)
+        driver.run(total: 4096, pattern: [256], feeder: feeder)
+        do { let wish = engine.status.wantsRenderAhead.load(ordering: .relaxed); #expect(!wish) }
+        engine.controls.speed.store(0.8, ordering: .relaxed)
+        for _ in 0..<20 {
+            supply.service()
+            driver.cycle(256, feeder: feeder)
+        }
+        // Still the file, bit for bit, and the wish is out.
+        expectRamp(driver.output, first: 0, count: 4096 + 20 * 256)
+        do { let wish = engine.status.wantsRenderAhead.load(ordering: .relaxed); #expect(wish) }
+        do { let stretching = engine.status.stretching.load(ordering: .relaxed); #expect(!stretching) }
+        engine.controls.renderAheadReady.store(true, ordering: .relaxed)
+        for _ in 0..<40 {
+            supply.service()
+            driver.cycle(256, feeder: feeder)
+        }
+        do { let stretching = engine.status.stretching.load(ordering: .relaxed); #expect(stretching, "the stretcher took over once the helper rendered") }
+        supply.drain()
+
+        // A start at 0.8 while the helper does not render yet: silence, then stretched audio.
+        var configuration = Engine.Configuration(channelCount: 1, sourceFrameCount: 4 * 48_000, blockFrames: 2048, blockCount: 32)
+        configuration.startsHeld = true
+        let starting = Engine(configuration)
+        starting.controls.renderAheadReady.store(false, ordering: .relaxed)
+        starting.controls.speed.store(0.8, ordering: .relaxed)
+        let startSupply = TestSupply(engine: starting, kind: .faster)
+        let tone = RampFeeder(engine: starting, totalFrames: 4 * 48_000, value: steadyTone)
+        let startDriver = CycleDriver(engine: starting)
+        startSupply.service()
+        startDriver.cycle(256, feeder: tone)
+        starting.send(.start)
+        for _ in 0..<10 {
+            startSupply.service()
+            startDriver.cycle(256, feeder: tone)
+        }
+        #expect(startDriver.output[0].allSatisfy { $0 == 0 }, "nothing of the original before the stretcher")
+        starting.controls.renderAheadReady.store(true, ordering: .relaxed)
+        for _ in 0..<60 {
+            startSupply.service()
+            startDriver.cycle(256, feeder: tone)
+        }
+        let output = startDriver.output[0]
+        let first = output.firstIndex { abs($0) > 0.001 } ?? output.count
+        #expect(first < output.count && abs(measuredFrequency(output, in: (first + 2400)..<(first + 7200)) - 220) <= 7, "stretched tone after the start")
+        startSupply.drain()
+    }
+}

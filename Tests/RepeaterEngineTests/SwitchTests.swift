@@ -38,7 +38,7 @@ final class TestSupply {
         let base = engine.configuration.baseRate, rate = engine.configuration.sampleRate
         guard speed != 1 || pitch != 0 || base != 1, engine.freshStretchers.count == 0 else { return }
         let pointer = UnsafeMutablePointer<Stretcher>.allocate(capacity: 1)
-        if base != 1, speed == 1, pitch == 0 {
+        if Stretcher.Flavour(speed: speed, pitch: pitch, baseRate: base) == .resampler {
             pointer.initialize(to: Stretcher(resamplingFrom: engine.configuration.sourceSampleRate, to: rate, channelCount: engine.channelCount)!)
         } else {
             let atTargets = engine.status.stretching.load(ordering: .relaxed) || engine.status.cycles.load(ordering: .relaxed) == 0

@@ -114,7 +114,8 @@ public enum CommandTable {
                 """),
             OptionSpec("--render-ahead", value: .choice("N", ["auto", "0", "1", "2", "3", "4"]), help: """
                 render N periods ahead on a real-time helper thread (0: in the
-                process callback; auto, the default: 2 on a real-time server, else 0)
+                process callback; auto, the default: 2 on a real-time server while
+                Rubber Band runs, else in the callback; 0 without real-time scheduling)
                 """),
             OptionSpec("--reconnect", help: "when the JACK server goes away, wait for it and play on where it stopped"),
             startServer,

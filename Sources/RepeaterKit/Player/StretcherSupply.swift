@@ -45,7 +45,7 @@ public final class StretcherSupply {
         let pitch = engine.controls.pitchSemitones.load(ordering: .relaxed)
         let base = engine.configuration.baseRate
         guard speed != 1 || pitch != 0 || base != 1, engine.freshStretchers.count == 0 else { return }
-        let flavour: Stretcher.Flavour = base != 1 && speed == 1 && pitch == 0 ? .resampler : (pitch != 0 || base != 1 ? .consistent : .plain)
+        let flavour = Stretcher.Flavour(speed: speed, pitch: pitch, baseRate: base)
         let stretcher: UnsafeMutablePointer<Stretcher>
         if let index = spares.firstIndex(where: { $0.pointee.flavour == flavour }) {
             stretcher = spares.remove(at: index)
@@ -79,8 +79,9 @@ public final class StretcherSupply {
         return (atTargets ? 1 / (base * speed) : 1, atTargets ? base * pitchScale(semitones: consistent ? pitch : 0) : 1)
     }
 
-    /// Each kind of stretcher's timing, measured once per process (`StretchTiming.measure`, about
-    /// 0.3 s of CPU for R3): a measurement under way is waited for, not made twice.
+    /// Each kind of stretcher's timing, measured once per build (`StretchTiming.measure`, about
+    /// 0.3 s of CPU for R3; kept in `StretchTimingCache`): a measurement under way is waited for,
+    /// not made twice.
     private static let timings = Mutex<[String: (semaphore: DispatchSemaphore, timing: StretchTiming?)]>([:])
 
     static func timing(kind: Stretcher.Kind, pitchConsistent: Bool, sampleRate: Int) -> StretchTiming {
@@ -97,7 +98,13 @@ public final class StretcherSupply {
             entry.semaphore.signal()
             return timings.withLock { $0[key]?.timing } ?? .unknown
         }
-        let measured = StretchTiming.measure(kind: kind, pitchConsistent: pitchConsistent, sampleRate: sampleRate)
+        var measured: StretchTiming
+        if let cached = StretchTimingCache.load(kind: kind, pitchConsistent: pitchConsistent, sampleRate: sampleRate) {
+            measured = cached
+        } else {
+            measured = StretchTiming.measure(kind: kind, pitchConsistent: pitchConsistent, sampleRate: sampleRate)
+            StretchTimingCache.store(measured, kind: kind, pitchConsistent: pitchConsistent, sampleRate: sampleRate)
+        }
         timings.withLock { $0[key]?.timing = measured }
         entry.semaphore.signal()
         return measured
