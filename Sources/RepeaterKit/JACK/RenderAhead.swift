@@ -31,7 +31,7 @@ import Synchronization
 public final class RenderAhead: @unchecked Sendable {
     let engine: Engine
     let channelCount: Int
-    /// The helper's render time per job (the engine's own load, wherever it runs).
+    /// The engine's render time per job, or per render in the callback (its own load, wherever it runs).
     public let load: CallbackLoad
     /// Cycles the helper had not finished in time (the callback played what it had).
     public let late = Atomic<Int>(0)
@@ -218,8 +218,10 @@ public final class RenderAhead: @unchecked Sendable {
         }
         pendingMIDI.count.pointee = 0
         engine.controls.aheadFrames.store(fifoIndices.readableCount(), ordering: .relaxed)
+        let started = jack_get_time()
         renderIntoFIFO(frameCount)
         repeaterWakeReader(engine)
+        load.record(busyMicroseconds: Int(jack_get_time() &- started), frames: frameCount)  // (the engine's load, wherever it renders)
     }
 
     /// The helper thread's loop: a job per post.
