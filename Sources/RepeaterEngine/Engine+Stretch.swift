@@ -41,7 +41,10 @@ extension Engine {
         if rubberBandWanted { mayStart = controls.renderAheadReady.load(ordering: .relaxed) }  // (no `||`: it would capture self)
         publishRenderAheadWish(rubberBandWanted)
         // A start at a speed other than 1 stays silent until the stretcher is primed, as always.
-        waitingForHelper = !mayStart && !hasPlayed && phase != .stretching
+        var waiting = !mayStart  // (no `&&` with the engine's state: it would capture self)
+        if hasPlayed { waiting = false }
+        if phase == .stretching { waiting = false }
+        waitingForHelper = waiting
         if !mayStart {
             // (the helper is being started: nothing new until it renders)
         } else if primeOnResume, handover == .none {
