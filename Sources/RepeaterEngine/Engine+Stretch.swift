@@ -234,8 +234,9 @@ extension Engine {
         inputCursor = Double(incomingStart)
         // Where the measured timing says a stretcher started so carries its frames, at once (its
         // pipeline fills before the lag itself can be followed).
-        timingOffset = fresh.pointee.timing.startOffset(step: currentSpeed * configuration.baseRate)
-        trustTiming(fresh, fedFrom: incomingStart, step: currentSpeed * configuration.baseRate)
+        let step = currentSpeed * configuration.baseRate
+        timingOffset = fresh.pointee.timing.startOffset(ratio: timingRatio(fresh, step: step))
+        trustTiming(fresh, fedFrom: incomingStart, step: step)
         return true
     }
 
@@ -326,7 +327,13 @@ extension Engine {
         var unlimited = Int.max
         while produced < count, rounds < 64 {
             rounds += 1
-            if realEnd >= 0, inputCursor >= Double(realEnd) {
+            // The end: once both the cursor (Rubber Band's own timing, which its offline mode
+            // shares: the length is the source's over the step) and the stretcher's measured timing
+            // (where the last frames are heard, and the last pass's wrap mark) have passed the last
+            // real frame. A pitch-consistent stretcher is heard up to a few hundred frames behind
+            // the cursor; ending at the cursor alone cut that tail, and the last wrap with it.
+            let last = min(inputCursor, inputCursor + timingOffset)
+            if realEnd >= 0, last >= Double(realEnd) {
                 sourceEnded = true
                 break  // the tail is out
             }
@@ -334,7 +341,7 @@ extension Engine {
             if ready > 0 {
                 let step = currentSpeed * configuration.baseRate  // input frames per output frame
                 var n = min(ready, count - produced)
-                if realEnd >= 0 { n = min(n, Int((Double(realEnd) - inputCursor) / step) + 1) }
+                if realEnd >= 0 { n = min(n, Int((Double(realEnd) - last) / step) + 1) }
                 let got = running.pointee.retrieve(into: outputs, offset: offset + produced, frameCount: n)
                 let before = inputCursor
                 inputCursor += Double(got) * step
@@ -361,7 +368,7 @@ extension Engine {
     func followTiming(_ running: UnsafeMutablePointer<Stretcher>, step: Double, frames: Int) {
         let timing = running.pointee.timing
         guard timing.isKnown, frames > 0, stretcherFed >= timingTrustedFrom else { return }
-        let heard = Double(stretcherFed) - timing.lag(step: step) + Double(retrievedSinceFeed) * step
+        let heard = Double(stretcherFed) - timing.lag(ratio: timingRatio(running, step: step)) + Double(retrievedSinceFeed) * step
         let gain = min(1, Double(frames) / Double(max(1, configuration.sampleRate / 10)))
         timingOffset += (heard - inputCursor - timingOffset) * gain
     }
@@ -371,7 +378,15 @@ extension Engine {
     /// until then the offset stays as it is (0 at a start or a seek, where Rubber Band's start delay
     /// lines the first frame up).
     func trustTiming(_ running: UnsafeMutablePointer<Stretcher>, fedFrom: Int, step: Double) {
-        timingTrustedFrom = fedFrom + Int(2 * running.pointee.timing.lag(step: step))
+        timingTrustedFrom = fedFrom + Int(2 * running.pointee.timing.lag(ratio: timingRatio(running, step: step)))
+    }
+
+    /// The ratio a stretcher's timing is a function of (`StretchTiming`): the step over its pitch
+    /// scale (the file's rate and the pitch, for a pitch-consistent one; 1 for a plain one).
+    @inline(__always)
+    func timingRatio(_ running: UnsafeMutablePointer<Stretcher>, step: Double) -> Double {
+        guard running.pointee.pitchConsistent else { return step }
+        return step / (configuration.baseRate * semitoneRatio(currentPitch))
     }
 
     /// Feeds `target` what it asks for from the ring at `cursor` (pulling into the ring first; after

@@ -1,74 +1,98 @@
 /// Where a stretcher's output is in its input: the first output frame after a feed carries the
-/// input fed so far minus a lag that depends on the current ratio, `interceptFrames + slopeFrames ×
-/// step` (step: input frames per output frame), and each frame retrieved after it `step` more. Measured on Rubber Band 3.1.2 with bursts: the lag follows the
-/// ratio in force, whatever ratio the stretcher started at (R3 at 48 kHz: 2863, 3425, 3978 and 4488
-/// input frames at speeds 0.5, 0.75, 1 and 1.25), so a model that only counts output frames × step
-/// from the start (`Engine.inputCursor` alone) drifts by the change in lag whenever the speed
-/// changes: 17 ms from 1 to 0.75. The engine pulls its cursor towards this instead.
+/// input fed so far minus a lag, and each frame retrieved after it `step` more (step: input frames
+/// per output frame). Measured on Rubber Band 3.1.2 with bursts: the lag follows the ratio in force,
+/// whatever ratio the stretcher started at (R3 at 48 kHz: 2863, 3425, 3978 and 4488 input frames at
+/// speeds 0.5, 0.75, 1 and 1.25), so a model that only counts output frames × step from the start
+/// (`Engine.inputCursor` alone) drifts by the change in lag whenever the speed changes: 17 ms from 1
+/// to 0.75. The engine pulls its cursor towards this instead.
+///
+/// A pitch-consistent stretcher shifts pitch (and converts a file's rate) by resampling inside, and
+/// its lag depends on the ratio `step / pitchScale` alone: measured at pitch scales 0.5–2, R3's lag
+/// at step t and scale s is within a few frames of its lag at step t / s and scale 1 (and so is its
+/// start offset). Measured at scale 1 only, as a plain function of that ratio, the timing holds for
+/// any pitch and any file rate; measured per step alone it was 200 frames off for a 44.1 kHz file
+/// on a 48 kHz server (issue 26).
 public struct StretchTiming: Sendable, Equatable {
-    /// The speeds the lag is measured at (steps of 1: the same in input frames per output frame).
-    public static let steps = (0.5, 0.75, 1.0, 1.25, 1.5)
-    /// The lag (input frames) at each of `steps`; between them it is interpolated, beyond them
-    /// extended along the nearest segment.
-    public var lags: (Double, Double, Double, Double, Double)
-    /// For a stretcher started at each of `steps` as the engine starts one (the start pad fed and
-    /// the start delay dropped, so that output frame k is taken to carry input frame k × step): how
-    /// far the input it really carries is from that (input frames), once its pipeline is full.
-    public var startOffsets: (Double, Double, Double, Double, Double)
+    /// The ratios (step ÷ pitch scale) the timing is measured at; between them it is interpolated,
+    /// beyond them extended along the nearest segment. With pitch 0 the ratio is the speed.
+    public static let ratioCount = 8
+    @inline(__always)
+    static func ratio(_ index: Int) -> Double {
+        switch index {
+        case 0: return 0.25
+        case 1: return 0.5
+        case 2: return 0.75
+        case 3: return 1
+        case 4: return 1.25
+        case 5: return 1.5
+        case 6: return 2
+        default: return 3
+        }
+    }
 
-    public init(lags: (Double, Double, Double, Double, Double), startOffsets: (Double, Double, Double, Double, Double) = (0, 0, 0, 0, 0)) {
+    /// The lag (input frames) at each ratio.
+    public var lags: InlineArray<8, Double>
+    /// For a stretcher started at each ratio as the engine starts one (the start pad fed and the
+    /// start delay dropped, so that output frame k is taken to carry input frame k × step): how far
+    /// the input it really carries is from that (input frames), once its pipeline is full.
+    public var startOffsets: InlineArray<8, Double>
+
+    public init(lags: InlineArray<8, Double>, startOffsets: InlineArray<8, Double> = .init(repeating: 0)) {
         self.lags = lags
         self.startOffsets = startOffsets
     }
 
     public static func == (a: StretchTiming, b: StretchTiming) -> Bool {
-        a.lags.0 == b.lags.0 && a.lags.1 == b.lags.1 && a.lags.2 == b.lags.2 && a.lags.3 == b.lags.3 && a.lags.4 == b.lags.4
-            && a.startOffsets.0 == b.startOffsets.0 && a.startOffsets.1 == b.startOffsets.1 && a.startOffsets.2 == b.startOffsets.2
-            && a.startOffsets.3 == b.startOffsets.3 && a.startOffsets.4 == b.startOffsets.4
+        for i in 0..<ratioCount where a.lags[i] != b.lags[i] || a.startOffsets[i] != b.startOffsets[i] { return false }
+        return true
     }
 
     /// Not measured: the engine keeps its own count (a stretcher made by tests).
-    public static let unknown = StretchTiming(lags: (0, 0, 0, 0, 0))
-    /// (A measured stretcher always lags at speed 1; compared field by field, not with `unknown`,
-    /// whose lazy initialisation the audio thread must not reach.)
-    public var isKnown: Bool { lags.2 != 0 }
+    public static var unknown: StretchTiming { StretchTiming(lags: .init(repeating: 0)) }
+    /// (A measured stretcher always lags at ratio 1.)
+    public var isKnown: Bool { lags[3] != 0 }
 
     /// Input frames between the input fed and the input carried by the first frame out after it, at
-    /// `step` input frames per output frame. Real-time thread: arithmetic only.
+    /// `ratio` (step ÷ pitch scale). Real-time thread: arithmetic only.
     @inline(__always)
-    public func lag(step: Double) -> Double { Self.interpolate(lags, at: step) }
+    public func lag(ratio: Double) -> Double { Self.interpolate(lags, at: ratio) }
 
-    /// The start offset at `step` (see `startOffsets`). Real-time thread: arithmetic only.
+    /// The start offset at `ratio` (see `startOffsets`). Real-time thread: arithmetic only.
     @inline(__always)
-    public func startOffset(step: Double) -> Double { Self.interpolate(startOffsets, at: step) }
+    public func startOffset(ratio: Double) -> Double { Self.interpolate(startOffsets, at: ratio) }
 
     @inline(__always)
-    static func interpolate(_ values: (Double, Double, Double, Double, Double), at step: Double) -> Double {
-        let (s0, s1, s2, s3, s4) = steps
-        let (l0, l1, l2, l3, l4) = values
-        if step < s1 { return l0 + (l1 - l0) * (step - s0) / (s1 - s0) }
-        if step < s2 { return l1 + (l2 - l1) * (step - s1) / (s2 - s1) }
-        if step < s3 { return l2 + (l3 - l2) * (step - s2) / (s3 - s2) }
-        return l3 + (l4 - l3) * (step - s3) / (s4 - s3)
+    static func interpolate(_ values: InlineArray<8, Double>, at ratio: Double) -> Double {
+        var upper = 1
+        while upper < ratioCount - 1, ratio >= Self.ratio(upper) { upper += 1 }
+        let (r0, r1) = (Self.ratio(upper - 1), Self.ratio(upper))
+        return values[upper - 1] + (values[upper] - values[upper - 1]) * (ratio - r0) / (r1 - r0)
     }
 
-    /// Control thread: measures a stretcher of this kind by running short bursts through a new one
-    /// at each of `steps` (the lag at each: the input fed when a burst's energy centroid comes out,
-    /// less where it went in, counted back to the feed).
+    /// Control thread: measures a stretcher of this kind at pitch scale 1 by running short bursts
+    /// through a new one at each of the ratios (the lag at each: the input fed when a burst's energy
+    /// centroid comes out, less where it went in, counted back to the feed).
     public static func measure(kind: Stretcher.Kind, pitchConsistent: Bool, sampleRate: Int) -> StretchTiming {
-        func at(_ speed: Double) -> (lag: Double, startOffset: Double) {
-            lagAt(speed: speed, kind: kind, pitchConsistent: pitchConsistent, sampleRate: sampleRate)
+        var timing = StretchTiming.unknown
+        for index in 0..<ratioCount {
+            let measured = lagAt(speed: ratio(index), kind: kind, pitchConsistent: pitchConsistent, sampleRate: sampleRate, pitchScale: 1)
+            timing.lags[index] = measured.lag
+            timing.startOffsets[index] = measured.startOffset
         }
-        let (s0, s1, s2, s3, s4) = steps
-        let (m0, m1, m2, m3, m4) = (at(s0), at(s1), at(s2), at(s3), at(s4))
-        return StretchTiming(lags: (m0.lag, m1.lag, m2.lag, m3.lag, m4.lag),
-                             startOffsets: (m0.startOffset, m1.startOffset, m2.startOffset, m3.startOffset, m4.startOffset))
+        return timing
     }
 
-    private static func lagAt(speed: Double, kind: Stretcher.Kind, pitchConsistent: Bool, sampleRate: Int) -> (lag: Double, startOffset: Double) {
-        var stretcher = Stretcher(kind: kind, sampleRate: sampleRate, channelCount: 1, timeRatio: 1 / speed, pitchConsistent: pitchConsistent)
+    /// The same at one speed and pitch scale (for the tests that check the ratio rule).
+    public static func measure(speed: Double, pitchScale: Double, kind: Stretcher.Kind, sampleRate: Int) -> (lag: Double, startOffset: Double) {
+        lagAt(speed: speed, kind: kind, pitchConsistent: true, sampleRate: sampleRate, pitchScale: pitchScale)
+    }
+
+    private static func lagAt(speed: Double, kind: Stretcher.Kind, pitchConsistent: Bool, sampleRate: Int, pitchScale: Double) -> (lag: Double, startOffset: Double) {
+        var stretcher = Stretcher(kind: kind, sampleRate: sampleRate, channelCount: 1, timeRatio: 1 / speed, pitchScale: pitchScale, pitchConsistent: pitchConsistent)
         let burstFrames = max(8, sampleRate / 500)  // 2 ms
-        let spacing = sampleRate / 8 + 13  // off the hop grid, so the bursts sample its phases
+        // Off the hop grid, so the bursts sample its phases; at least 1/8 s of output apart, so that
+        // the window each burst is looked for in holds that burst alone at any speed.
+        let spacing = Int(Double(sampleRate / 8) * max(1, speed)) + 13
         let first = spacing * 2, count = 6
         func sample(_ frame: Int) -> Float {
             let t = frame - first
@@ -114,7 +138,8 @@ public struct StretchTiming: Sendable, Equatable {
         for index in 1..<count {
             let burst = first + index * spacing
             let expected = Int(Double(burst) / speed)
-            let from = max(0, expected - spacing / 3), to = min(signal.count, expected + spacing / 3)
+            let window = Int(Double(spacing) / 3 / max(1, speed))
+            let from = max(0, expected - window), to = min(signal.count, expected + window)
             var energy = 0.0, moment = 0.0
             for frame in from..<to {
                 let e = Double(signal[frame] * signal[frame])

@@ -79,16 +79,25 @@ public func power(of frequency: Double, in samples: ArraySlice<Float>, sampleRat
 /// The longest run of frames where the signal's envelope (the largest |x| within ±`halfWindow`
 /// frames: longer than a period of the tone) stays below `threshold`, within `range`.
 public func longestQuietRun(_ samples: [Float], threshold: Float, halfWindow: Int = 120, in range: Range<Int>) -> (length: Int, at: Int) {
-    var longest = (0, 0), run = 0
+    let runs = quietRuns(samples, threshold: threshold, halfWindow: halfWindow, in: range, longerThan: 0)
+    return runs.max { $0.length < $1.length } ?? (0, 0)
+}
+
+/// The runs in `range` (frames) where the envelope (the peak over ±`halfWindow` frames) stays below
+/// `threshold`, longer than `longerThan` frames, in order.
+public func quietRuns(_ samples: [Float], threshold: Float, halfWindow: Int = 120, in range: Range<Int>,
+                      longerThan: Int) -> [(length: Int, at: Int)] {
+    var runs: [(length: Int, at: Int)] = []
+    var run = 0
+    func close(at n: Int) {
+        if run > longerThan { runs.append((run, n - run)) }
+        run = 0
+    }
     for n in range {
         var peak: Float = 0
         for k in max(0, n - halfWindow)...min(samples.count - 1, n + halfWindow) { peak = max(peak, abs(samples[k])) }
-        if peak < threshold {
-            run += 1
-            if run > longest.0 { longest = (run, n - run + 1) }
-        } else {
-            run = 0
-        }
+        if peak < threshold { run += 1 } else { close(at: n) }
     }
-    return longest
+    close(at: range.upperBound)
+    return runs
 }

@@ -9,7 +9,10 @@ import RepeaterTestSupport
 // time of that (getrusage: user + system, from opening the file to the phrases) is printed with
 // the accuracy against the known sentence positions.
 //
-//   repeater-bench phrases [--minutes N] [--directory DIR] [--keep]
+// Then the same for an hour of real recorded voices, plain and under a music bed
+// (RealSpeechPhrasesBench.swift).
+//
+//   repeater-bench phrases [--minutes N] [--directory DIR] [--keep] [--espeak-only | --real-only]
 //
 // The files (1 GB for an hour) are removed at the end unless --keep.
 
@@ -17,6 +20,7 @@ import RepeaterTestSupport
 func runPhrasesBench(arguments commandArguments: [String]) throws {
     var minutes = 60.0
     var keep = false
+    var espeak = true, real = true
     var directory = NSTemporaryDirectory() + "repeater-phrases-bench"
     var arguments = ArraySlice(commandArguments)
     while let argument = arguments.popFirst() {
@@ -24,8 +28,10 @@ func runPhrasesBench(arguments commandArguments: [String]) throws {
         case "--minutes": minutes = Double(arguments.popFirst() ?? "") ?? minutes
         case "--directory": directory = arguments.popFirst() ?? directory
         case "--keep": keep = true
+        case "--espeak-only": real = false
+        case "--real-only": espeak = false
         default:
-            FileHandle.standardError.write("usage: repeater-bench phrases [--minutes N] [--directory DIR] [--keep]\n".data(using: .utf8)!)
+            FileHandle.standardError.write("usage: repeater-bench phrases [--minutes N] [--directory DIR] [--keep] [--espeak-only | --real-only]\n".data(using: .utf8)!)
             exit(2)
         }
     }
@@ -37,6 +43,12 @@ func runPhrasesBench(arguments commandArguments: [String]) throws {
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 
+    if espeak { try runEspeakPhrasesBench(minutes: minutes, directory: directory, keep: keep, processCPUSeconds: processCPUSeconds) }
+    if real { try runRealSpeechPhrasesBench(minutes: minutes, directory: directory, keep: keep, processCPUSeconds: processCPUSeconds) }
+}
+
+/// The espeak-ng hour described above.
+private func runEspeakPhrasesBench(minutes: Double, directory: String, keep: Bool, processCPUSeconds: () -> Double) throws {
     func run(_ executable: String, _ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)

@@ -145,10 +145,11 @@ do throws(RepeaterError) {
     let gaps = capture.frameTimeGaps
     let first = capture.firstFrame
     let xruns = capture.xruns
+    let xrunPositions = capture.xrunPositions
     try capture.finish(writingTo: outputPath)
     if let logPath {
         let text = "first-frame \(first)\nxruns \(xruns)\n" + changes.map { "transport \($0.frame) \($0.rolling ? 1 : 0)\n" }.joined()
-            + gaps.map { "gap \($0.frame) \($0.frames)\n" }.joined()
+            + gaps.map { "gap \($0.frame) \($0.frames)\n" }.joined() + xrunPositions.map { "xrun \($0)\n" }.joined()
         _ = FileManager.default.createFile(atPath: logPath, contents: Data(text.utf8))
     }
     exit(0)

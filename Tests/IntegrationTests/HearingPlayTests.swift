@@ -18,13 +18,6 @@ private func writeChord(_ path: String, frequencies: [Double], seconds: Double) 
     writer.close()
 }
 
-private func statusObjects(_ stdout: String) -> [[String: Any]] {
-    stdout.split(separator: "\n").compactMap { line in
-        guard line.hasPrefix("{\"state\"") else { return nil }
-        return try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-    }
-}
-
 extension JackSuites {
     @Suite("Hearing the part on a real jackd")
     struct HearingPlayTests {
@@ -37,11 +30,11 @@ extension JackSuites {
             for (file, pitch, name, chord) in [("a4.wav", 0.0, "A4", nil), ("c.wav", 0.0, "C4", "C"), ("a4.wav", 2.0, "B4", nil)] as [(String, Double, String, String?)] {
                 let player = try Child(repeaterPath, ["play", file, "--no-session", "--server", server.name, "--connect", "none", "--status", "json",
                                                       "--pitch", "\(pitch)", "--isolate", "centre"], in: scratch.path)
-                #expect(player.waitForOutput(timeout: 15) { statusObjects($0).filter { ($0["notes"] as? [[String: Any]])?.isEmpty == false }.count >= 5 },
+                #expect(player.waitForOutput(timeout: 15) { statusLines($0).filter { ($0["notes"] as? [[String: Any]])?.isEmpty == false }.count >= 5 },
                         "\(file): \(player.stderr)")
                 player.send("quit")
                 let outcome = player.finish()
-                let status = statusObjects(outcome.stdout).last { ($0["notes"] as? [[String: Any]])?.isEmpty == false } ?? [:]
+                let status = statusLines(outcome.stdout).last { ($0["notes"] as? [[String: Any]])?.isEmpty == false } ?? [:]
                 let notes = status["notes"] as? [[String: Any]] ?? []
                 #expect(notes.first?["name"] as? String == name || (chord != nil && notes.contains { $0["name"] as? String == name }), "\(file) at \(pitch): \(notes)")
                 if chord == nil, let cents = notes.first?["cents"] as? Double { #expect(abs(cents) <= 3, "\(file): \(cents) cents") }

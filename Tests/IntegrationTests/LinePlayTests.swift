@@ -98,14 +98,47 @@ extension JackSuites {
                 }
             }
             expected.removeLast(57_600)  // after the last pass: the end (silence anyway)
-            let (outcome, captured) = try captureRun(server: server, ports: 1, playArguments: ["steady.wav", "--drill", "2x1.2", "--session", scratch.file("s.json")],
+            let (outcome, captured, losses) = try captureRun(server: server, ports: 1, playArguments: ["steady.wav", "--drill", "2x1.2", "--session", scratch.file("s.json")],
                                                      scratch: scratch)
             #expect(outcome.status == 0, "\(outcome.stderr)")
-            expectExactlyOnce(captured, [expected])
+            expectExactlyOnce(captured, [expected], losses: losses)
             // Done: the session remembers the drill and starts the next from the top.
             let saved = try Session.parse(try Data(contentsOf: URL(fileURLWithPath: scratch.file("s.json"))), shown: "s.json")
             #expect(saved.drill == DrillSpec(passes: 2, gapFactor: 1.2) && saved.drillLine == 1)
             #expect(saved.linesSource == "steady.srt")
+        }
+
+        @Test("play --phrases auto drills the very phrases `repeater phrases` writes: recorded voices in room tone, every line at the same frames")
+        func automaticPhrasesAreTheDrillLines() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            // Eight recorded sentences (English and French voices) 0.35–1.5 s apart in room tone at
+            // −50 dBFS: the real-speech set's material, small.
+            let plan = RealSpeechPlan(name: "drill-speech", kind: .speech, voiceSets: ["wz-en", "ast-fr"], sentenceCount: 8, seed: 5,
+                                      pauseSeconds: 0.35...1.5, noise: .room, noiseDBFS: -50, line: "integration drill-speech")
+            let recording = try RealSpeechSet.recording(plan, sampleRate: 44_100, directory: scratch.path)
+            let written = try run(repeaterPath, ["phrases", recording.path, "--format", "json"], in: scratch.path)
+            #expect(written.status == 0, "\(written.stderr)")
+            let phrases = try #require(try JSONSerialization.jsonObject(with: Data(written.stdout.utf8)) as? [[String: Any]])
+            let spans = phrases.map { Int((($0["start_s"] as? Double ?? 0) * 44_100).rounded())..<Int((($0["end_s"] as? Double ?? 0) * 44_100).rounded()) }
+            let tally = SentenceTally(phrases: spans, voicedSpans: recording.sentences.map { $0.voicedStartFrame..<$0.voicedEndFrame })
+            print("\(recording.sentences.count) sentences, \(phrases.count) phrases: \(tally.wholeAndAloneCount) whole and alone")
+            #expect(tally.wholeAndAloneCount == recording.sentences.count)
+
+            let player = try Child(repeaterPath, ["play", recording.path, "--phrases", "auto", "--server", server.name, "--connect", "none",
+                                                  "--status", "json"], in: scratch.path)
+            #expect(player.waitForOutput { $0.contains("\"event\":\"start\"") }, "\(player.stderr)")
+            let start = try #require(jsonEvents(player.stdout, "start").first)
+            #expect(start["line_count"] as? Int == phrases.count && start["lines"] as? String == "automatic phrases", "\(start)")
+            for (index, phrase) in phrases.enumerated() {
+                player.send("line \(index + 1)")
+                #expect(player.waitForOutput { $0.contains("\"event\":\"line\",\"index\":\(index + 1),") }, "line \(index + 1): \(player.stdout)")
+                let line = try #require(jsonEvents(player.stdout, "line").last { $0["index"] as? Int == index + 1 })
+                #expect(abs((line["start_s"] as? Double ?? -1) - (phrase["start_s"] as? Double ?? -2)) < 0.0015
+                        && abs((line["end_s"] as? Double ?? -1) - (phrase["end_s"] as? Double ?? -2)) < 0.0015, "line \(index + 1): \(line) \(phrase)")
+            }
+            player.send("quit")
+            #expect(player.finish().status == 0)
         }
 
         @Test("the file beside the recording is found; line next/prev/N/again and the line loop from stdin; line events with the text; a stopped drill resumes at its line")
@@ -135,6 +168,9 @@ extension JackSuites {
             #expect(player.waitForOutput { $0.contains("\"event\":\"wrap\"") && $0.contains("\"to\":216000") })
             player.send("line prev")
             #expect(player.waitForOutput { $0.contains("\"event\":\"loop\"") && $0.contains("\"a\":120000") && $0.contains("\"b\":168000") })
+            // Line 2 is heard once the player wraps to it (the loop moves at the end of line 3's
+            // pass): the drill starts at the line heard, so it waits for that, however slow the machine.
+            #expect(player.waitForOutput(timeout: 20) { jsonEvents($0, "wrap").contains { $0["to"] as? Int == 120_000 } }, "\(player.stdout.suffix(2000))")
             player.send("line 9")
             #expect(player.waitForOutput { $0.contains("line 9: there are 3 lines") })
             // A drill, stopped at line 2 by quitting: the session keeps its place.

@@ -25,14 +25,15 @@ private func writeSong(_ path: String) throws {
     try FluidSynth.render(song, to: path)
 }
 
-/// A mono 48 kHz file of 30 s with a short burst on every beat of 120 BPM from frame 12 000: its
-/// beats are exact to the frame, and so is where a stretched copy of them is heard.
-private func writeBursts(_ path: String) throws {
-    var samples = [Float](repeating: 0, count: 48_000 * 30)
-    for beat in stride(from: 12_000, to: samples.count - 96, by: 24_000) {
+/// A mono file of 30 s (48 kHz unless said) with a short burst on every beat of 120 BPM from 0.25 s
+/// (frame 12 000 at 48 kHz): its beats are exact to the frame, and so is where a stretched copy of
+/// them is heard.
+private func writeBursts(_ path: String, sampleRate: Int = 48_000) throws {
+    var samples = [Float](repeating: 0, count: sampleRate * 30)
+    for beat in stride(from: sampleRate / 4, to: samples.count - 96, by: sampleRate / 2) {
         for t in 0..<96 { samples[beat + t] = Float(0.8 * cos(2 * Double.pi * Double(t) / 24)) }  // from its crest: frame 0 is the onset
     }
-    let writer = try AudioFileWriter(path: path, format: .wav, sampleRate: 48_000, channelCount: 1)
+    let writer = try AudioFileWriter(path: path, format: .wav, sampleRate: sampleRate, channelCount: 1)
     try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frameCount: samples.count) }
     writer.close()
 }
@@ -170,16 +171,17 @@ extension JackSuites {
             #expect(grid.downbeatFrames.contains(aFrame), "A \(aFrame) is not a bar start of the corrected grid")
         }
 
-        /// Plays the burst file at `rate` looping bars 2-3 of a corrected grid (120 BPM through frame
-        /// 12 000, four beats a bar: exactly the bursts), with a count-in of 4 and the click, into a
-        /// capture of out_1 and the click port. Returns (music onsets, click onsets) in capture frames.
-        private func clickCapture(rate: Double) throws -> (music: [Int], clicks: [Int], outcome: Outcome) {
+        /// Plays the burst file (made at `fileRate`) at `rate` on a 48 kHz server, looping bars 2-3 of
+        /// a corrected grid (120 BPM from 0.25 s, four beats a bar: exactly the bursts), with a
+        /// count-in of 4 and the click, into a capture of out_1 and the click port. Returns (music
+        /// onsets, click onsets) in capture frames.
+        private func clickCapture(rate: Double, fileRate: Int) throws -> (music: [Int], clicks: [Int], outcome: Outcome) {
             let server = try TestServer()
             let scratch = ScratchDirectory()
-            try writeBursts(scratch.file("bursts.wav"))
-            var session = Session(audio: "bursts.wav", sampleRate: 48_000)
+            try writeBursts(scratch.file("bursts.wav"), sampleRate: fileRate)
+            var session = Session(audio: "bursts.wav", sampleRate: fileRate)
             session.mapCorrections.tempoBPM = 120
-            session.mapCorrections.downbeatFrame = 12_000
+            session.mapCorrections.downbeatFrame = fileRate / 4
             session.mapCorrections.beatsPerBar = 4
             session.speed = rate
             try session.text.write(toFile: scratch.file("bursts.json"), atomically: true, encoding: .utf8)
@@ -210,12 +212,13 @@ extension JackSuites {
             return (heard, onsets(click), outcome)
         }
 
-        @Test("count-in and click captured at speeds 1 and 0.75: each click on the frame its beat is heard (±1 ms stretched), four count-in clicks a beat apart before each pass", arguments: [1.0, 0.75])
-        func clicksCaptured(rate: Double) throws {
-            let (music, clicks, outcome) = try clickCapture(rate: rate)
+        @Test("count-in and click captured at speeds 1 and 0.75, from a 48 kHz and a 44.1 kHz file on a 48 kHz server: each click on the frame its beat is heard (±1 ms stretched or converted), four count-in clicks a beat apart before each pass",
+              arguments: [(1.0, 48_000), (0.75, 48_000), (1.0, 44_100), (0.75, 44_100)])
+        func clicksCaptured(rate: Double, fileRate: Int) throws {
+            let (music, clicks, outcome) = try clickCapture(rate: rate, fileRate: fileRate)
             #expect(outcome.status == 0, "\(outcome.stderr)")
             let beatFrames = Int((24_000 / rate).rounded())  // a beat in output frames
-            let tolerance = rate == 1 ? 0 : 48  // ±1 ms while stretching
+            let tolerance = rate == 1 && fileRate == 48_000 ? 0 : 48  // ±1 ms while stretching or converting the rate
             // Two passes of two bars (8 bursts each) with four count-in clicks before each.
             #expect(music.count == 16, "music onsets \(music)")
             #expect(clicks.count == 24, "click onsets \(clicks), music \(music)")
@@ -233,7 +236,7 @@ extension JackSuites {
                 for (earlier, later) in zip(countIn, countIn.dropFirst()) { #expect(abs(later - earlier - beatFrames) <= max(1, tolerance), "pass \(pass): count-in \(Array(countIn))") }
                 #expect(abs(passMusic[0] - countIn.last! - beatFrames) <= max(1, tolerance), "count-in \(Array(countIn)) then \(passMusic[0])")
             }
-            print("clicks at speed \(rate): worst distance from the heard beat \(worst) frames (\(String(format: "%.2f", Double(worst) / 48)) ms)")
+            print("clicks at speed \(rate), file at \(fileRate) Hz: worst distance from the heard beat \(worst) frames (\(String(format: "%.2f", Double(worst) / 48)) ms)")
         }
     }
 }

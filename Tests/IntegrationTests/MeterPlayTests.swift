@@ -18,15 +18,6 @@ private func writeSine(_ path: String, seconds: Int) throws {
     writer.close()
 }
 
-/// The periodic status objects on stdout (events left out).
-private func statusLines(_ stdout: String) -> [[String: Any]] {
-    stdout.split(separator: "\n").compactMap { line in
-        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-              object["state"] != nil else { return nil }
-        return object
-    }
-}
-
 /// (rms, peak) per channel of a status object; nil stands for JSON null (−∞).
 private func meters(_ status: [String: Any]) -> [(rms: Double?, peak: Double?)] {
     (status["meters"] as? [[String: Any]] ?? []).map { ($0["rms_db"] as? Double, $0["peak_db"] as? Double) }
@@ -62,8 +53,14 @@ extension JackSuites {
             #expect(before["xruns"] as? Int != nil && before["missed_cycles"] as? Int != nil && before["load_max"] as? Double != nil)
             player.send("volume 1")
             player.send("pan 0")
-            let count = statusLines(player.stdout).count
-            #expect(player.waitForOutput { statusLines($0).count >= count + 3 })
+            // The change as the player reports it, then two whole status windows after it (the 10 ms
+            // gain ramp lies in the first): waits on the player, not on the machine's speed.
+            func changed(_ status: [String: Any]) -> Bool { status["volume_db"] as? Double == 0 && status["pan"] as? Double == 0 }
+            #expect(player.waitForOutput(timeout: 20) { text in
+                let lines = statusLines(text)
+                guard let first = lines.firstIndex(where: changed) else { return false }
+                return lines.count >= first + 3
+            }, "\(player.stdout.suffix(2000))")
             let after = meters(try #require(statusLines(player.stdout).last))
             for level in after { #expect(near(level.rms, -9.03) && near(level.peak, -6.02), "\(after)") }
             player.send("quit")

@@ -3,17 +3,6 @@ import RepeaterKit
 import RepeaterTestSupport
 import Testing
 
-/// The JSON objects on stdout.
-private func jsonLines(_ stdout: String) -> [[String: Any]] {
-    stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-}
-
-private func events(_ stdout: String, _ name: String) -> [[String: Any]] {
-    jsonLines(stdout).filter { $0["event"] as? String == name }
-}
-
-/// The status lines (events carry an "event" field; some have a "state" too).
-private func statusLines(_ stdout: String) -> [[String: Any]] { jsonLines(stdout).filter { $0["event"] == nil && $0["state"] != nil } }
 
 private func lastStatus(_ stdout: String) -> [String: Any] { statusLines(stdout).last ?? [:] }
 

@@ -14,10 +14,10 @@ extension JackSuites {
             let frames = 48_000 * 2 + 123
             try writeRamp(path: path, frames: frames, channels: channels)
             let expected = (0..<channels).map { channel in (0..<frames).map { rampSample(frame: $0, channel: channel, channels: channels) } }
-            let (outcome, captured) = try captureRun(server: server, ports: channels, playArguments: [path], scratch: scratch, expected: expected)
+            let (outcome, captured, losses) = try captureRun(server: server, ports: channels, playArguments: [path], scratch: scratch)
             #expect(outcome.status == 0, "\(outcome.stderr)")
             #expect(outcome.stderr.isEmpty, "\(outcome.stderr)")
-            expectExactlyOnce(captured, expected)
+            expectExactlyOnce(captured, expected, losses: losses)
         }
 
         @Test("a real recording (alsa-utils' Front_Center.wav) comes back sample for sample")
@@ -27,9 +27,9 @@ extension JackSuites {
             let server = try TestServer()
             let scratch = ScratchDirectory()
             let expected = [try readAll(path).samples]
-            let (outcome, captured) = try captureRun(server: server, ports: 1, playArguments: [path], scratch: scratch, expected: expected)
+            let (outcome, captured, losses) = try captureRun(server: server, ports: 1, playArguments: [path], scratch: scratch)
             #expect(outcome.status == 0, "\(outcome.stderr)")
-            expectExactlyOnce(captured, expected)
+            expectExactlyOnce(captured, expected, losses: losses)
         }
 
         @Test("--from starts at exactly that frame")
@@ -39,9 +39,9 @@ extension JackSuites {
             let path = scratch.file("ramp.wav")
             try writeRamp(path: path, frames: 96_000, channels: 2)
             let expected = (0..<2).map { channel in (72_000..<96_000).map { rampSample(frame: $0, channel: channel, channels: 2) } }
-            let (outcome, captured) = try captureRun(server: server, ports: 2, playArguments: [path, "--from", "1.5"], scratch: scratch, expected: expected)
+            let (outcome, captured, losses) = try captureRun(server: server, ports: 2, playArguments: [path, "--from", "1.5"], scratch: scratch)
             #expect(outcome.status == 0, "\(outcome.stderr)")
-            expectExactlyOnce(captured, expected)
+            expectExactlyOnce(captured, expected, losses: losses)
         }
 
         @Test("a file cut short plays what it has, warns in one line, and exits 0")
@@ -54,11 +54,11 @@ extension JackSuites {
             let present = (200_000 - 80) / 8  // float WAV: 80-byte header from libsndfile, 8 bytes a frame
             let info = try AudioFile(path: cut).info
             let expected = (0..<2).map { channel in (0..<info.frameCount).map { rampSample(frame: $0, channel: channel, channels: 2) } }
-            let (outcome, captured) = try captureRun(server: server, ports: 2, playArguments: [cut], scratch: scratch, expected: expected)
+            let (outcome, captured, losses) = try captureRun(server: server, ports: 2, playArguments: [cut], scratch: scratch)
             #expect(outcome.status == 0)
             #expect(outcome.stderrLines.count == 1 && outcome.stderr.contains("cut short"), "\(outcome.stderr)")
             #expect(abs(info.frameCount - present) <= 1)
-            expectExactlyOnce(captured, expected)
+            expectExactlyOnce(captured, expected, losses: losses)
         }
 
         @Test("SIGTERM, SIGINT and SIGHUP end playback cleanly with exit 0", arguments: [SIGTERM, SIGINT, SIGHUP])
@@ -104,6 +104,26 @@ extension JackSuites {
             let name = outcome.stderr.split(separator: "'")[1]
             #expect(!JackServerProcess.isAnswering(name: String(name)))
             #expect(!JackServerProcess.jackdProcessExists(name: String(name)))
+        }
+
+        @Test("a player killed outright (SIGKILL, as a crash) leaves no private server running: its guardian stops jackd with one SIGTERM, cleanly")
+        func crashLeavesNoServer() throws {
+            let scratch = ScratchDirectory()
+            let path = scratch.file("long.wav")
+            try writeRamp(path: path, frames: 48_000 * 30, channels: 1, format: .wav16)
+            let player = try Child(repeaterPath, ["play", path, "--start-server", "--connect", "none", "--status", "json"], in: scratch.path)
+            #expect(player.waitForOutput(timeout: 20) { $0.contains("\"state\":\"playing\"") })
+            let words = player.stderr.split(separator: "'")
+            try #require(words.count >= 2 && player.stderr.contains("started a private JACK server"), "\(player.stderr)")
+            let name = String(words[1])
+            #expect(JackServerProcess.jackdProcessExists(name: name))
+            player.signal(SIGKILL)
+            _ = player.finish(timeout: 5)
+            // jackd takes up to ~6 s to stop when a client died under it.
+            let deadline = Date().addingTimeInterval(25)
+            while JackServerProcess.jackdProcessExists(name: name), Date() < deadline { usleep(100_000) }
+            #expect(!JackServerProcess.jackdProcessExists(name: name), "jackd '\(name)' still runs after its player was killed")
+            #expect(JackServerProcess.staleFiles(name: name).isEmpty, "jackd '\(name)' left \(JackServerProcess.staleFiles(name: name))")
         }
 
         @Test("the JACK server going away ends the player with a message and exit 3")

@@ -8,11 +8,14 @@ import Testing
 struct PhraseDetectorTests {
     static func silence(_ seconds: Double, _ rate: Int) -> [Float] { [Float](repeating: 0, count: Int(seconds * Double(rate))) }
 
-    @Test("a pause under 0.7 s joins two sentences, one over it separates them")
-    func minimumPause() throws {
+    @Test("the pause threshold is the recording's own: sentences 0.4 s apart are two phrases, a pause of 0.1–0.2 s joins them")
+    func pauseThreshold() throws {
         let a = try Speech.sentence("The weather is lovely today."), b = try Speech.sentence("Let us go for a walk.")
-        for (pause, expectedCount) in [(0.5, 1), (0.65, 1), (0.8, 2), (1.2, 2)] {
-            let track = SpeechTrack.join([a, b], pauses: [pause])
+        let c = try Speech.sentence("We could take the dog."), d = try Speech.sentence("It is not far.")
+        // Four sentences, the same pause between each: 0.4 s (the fixed 0.7 s rule of earlier
+        // versions joined all of them) and up are pauses; 0.1–0.2 s is a breath inside a phrase.
+        for (pause, expectedCount) in [(0.1, 1), (0.2, 1), (0.4, 4), (0.5, 4), (0.8, 4), (1.2, 4)] {
+            let track = SpeechTrack.join([a, b, c, d], pauses: [pause])
             let phrases = detect(track.samples, sampleRate: track.sampleRate)
             print("pause \(pause) s: \(phrases.count) phrase(s)")
             #expect(phrases.count == expectedCount, "pause \(pause) s")
@@ -24,16 +27,17 @@ struct PhraseDetectorTests {
         let texts = ["I walked to the market.", "Then I bought some bread.", "After that I went home.", "I made a sandwich.",
                      "It was very good.", "Then I read a book.", "The story was long.", "Then I slept."]
         let sentences = try texts.map { try Speech.sentence($0) }
-        // Pauses under the minimum, so all of it is one run of speech; the 0.6 s one is the longest.
-        let track = SpeechTrack.join(sentences, pauses: [0.3, 0.35, 0.3, 0.6, 0.3, 0.35, 0.3])
+        // Pauses under any pause threshold (0.25 s at least), so all of it is one run of speech;
+        // the 0.22 s one is the longest.
+        let track = SpeechTrack.join(sentences, pauses: [0.1, 0.15, 0.1, 0.22, 0.1, 0.15, 0.1])
         let rate = track.sampleRate
         let phrases = detect(track.samples, sampleRate: rate)
         let total = seconds(track.placed.last!.endFrame - track.placed[0].startFrame, rate)
         print("\(total) s of speech with short pauses → phrases of \(phrases.map { seconds($0.soundEndFrame - $0.soundStartFrame, rate) }) s")
-        #expect(total > 10)
+        #expect(total > 9)  // well over the 8 s maximum
         #expect(phrases.count == 2)
         #expect(phrases.allSatisfy { seconds($0.soundEndFrame - $0.soundStartFrame, rate) <= 8 })
-        // The cut lies in the 0.6 s pause between sentences 4 and 5.
+        // The cut lies in the 0.22 s pause between sentences 4 and 5.
         let pause = track.placed[3].endFrame..<track.placed[4].startFrame
         #expect(pause.contains(phrases[0].soundEndFrame) && pause.contains(phrases[1].soundStartFrame - 1))
         #expect(phrases[0].endFrame <= phrases[1].startFrame)

@@ -138,7 +138,7 @@ struct TakeDisturbanceTests {
 
 private func describe(_ result: TakeRecorder.Result) -> String {
     switch result {
-    case .calibrated(let frames, let reason): frames.map { "calibrated \($0)" } ?? "failed: \(reason ?? "")"
+    case .calibrated(let frames, let reason, _): frames.map { "calibrated \($0)" } ?? "failed: \(reason ?? "")"
     case .saved(let id, _, _): "saved \(id)"
     case .dropped(let id, let reason): "dropped \(id): \(reason)"
     }

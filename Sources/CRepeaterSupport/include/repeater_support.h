@@ -45,6 +45,17 @@ void repeater_fftw_planner_unlock(void);
 /// never take time from JACK's threads or the control thread. Returns 0, or -1 with errno set.
 int repeater_thread_lowest_priority(void);
 
+// ---- Guarded children ---------------------------------------------------------------------------
+/// Starts `path` with `argv` (NULL-ended; stdout and stderr to `out_fd`, stdin from /dev/null) as
+/// the child of a small guardian process. The guardian ends when the program ends (with its exit
+/// status), and when `*control_fd` closes (the caller closed it, exited or crashed: the kernel
+/// closes it) it sends the program one SIGTERM and waits for it, however long: never SIGKILL (a
+/// jackd killed so keeps its slot in JACK's shared-memory registry). The guardian ignores SIGINT,
+/// SIGHUP, SIGTERM and SIGQUIT (the program gets the terminal's itself), and holds no other
+/// descriptor of the caller's. Control thread: forks; the guardian calls only async-signal-safe functions.
+/// Returns the guardian's pid, or -1 with errno set. `*child_pid` is the program's pid.
+int repeater_spawn_guarded(const char *path, char *const argv[], int out_fd, int *control_fd, int *child_pid);
+
 #ifdef __cplusplus
 }
 #endif

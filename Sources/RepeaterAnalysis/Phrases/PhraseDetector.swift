@@ -8,13 +8,16 @@ import Foundation
 /// look 5 s both ways and an over-long phrase can be split at its longest pause; deciding takes
 /// about a millisecond per minute of audio. Not thread-safe; not for the real-time thread.
 ///
-/// How (details and the defaults' reasons in `Configuration`): the level of each 10 ms frame
-/// (RMS over all channels, dBFS) is compared with an adaptive noise floor (the lowest 0.2 s
-/// average within ±5 s, at most 12 dB above the lowest within ±30 s). A Schmitt trigger with two thresholds above the floor (speech at +10 dB,
-/// release at +4 dB) marks sound; a quiet stretch of at least 0.7 s ends a phrase. Clicks and
+/// How (details and the defaults' reasons in `Configuration`, the measurements in docs/phrases.md):
+/// the level of each 10 ms frame (RMS over all channels, dBFS) is compared with the recording's
+/// background, tracked over time (`PhraseBackground`: the 10th percentile of 0.2 s averages within
+/// ±5 s, between the noise floor and 6 dB above it, so that a music bed's notes do not count as
+/// speech). A Schmitt trigger with two thresholds above it (speech at +10 dB, release at +4 dB)
+/// marks sound; a quiet stretch ends a phrase when it lasts the recording's pause threshold, read
+/// from its own quiet stretches (`PauseThreshold`: 0.25–0.7 s, where they are fewest). Clicks and
 /// breaths are dropped, fragments shorter than 0.5 s merged into a neighbour, phrases longer than
 /// 8 s split at their longest internal pause, and each phrase gets 0.2 s before its first sound
-/// and 0.2 s after its last.
+/// and 0.3 s after its last.
 public struct PhraseDetector: Sendable {
     public let sampleRate: Int
     public let channelCount: Int
@@ -52,7 +55,16 @@ public struct PhraseDetector: Sendable {
             // Float partial sums over at most one hop (≤ a few thousand samples) vectorize and stay
             // accurate to ~1e-4 dB; the hop's total is kept in Double.
             var partial: Float = 0
-            for sample in samples[index..<(index + take)] { partial += sample * sample }
+            if let base = samples.baseAddress {
+                // A plain pointer loop: as fast as it gets in a debug build too (the tests run
+                // an hour and a half of audio through here).
+                var pointer = base + index
+                let end = pointer + take
+                while pointer < end {
+                    partial += pointer.pointee * pointer.pointee
+                    pointer += 1
+                }
+            }
             hopSumOfSquares += Double(partial)
             hopSamplesSeen += take
             index += take

@@ -20,53 +20,18 @@ struct PhraseSegmenter {
 
     func phraseHops() -> [Segment] {
         guard !levelsDB.isEmpty else { return [] }
-        let floor = noiseFloorDB()
+        let floor = PhraseBackground(levelsDB: levelsDB, hopSeconds: hopSeconds, configuration: configuration).backgroundDB
         let sounding = schmittTrigger(floor: floor)
-        var segments = soundSegments(sounding: sounding, floor: floor)
+        let pauseHops = PauseThreshold.hops(sounding: sounding, hopSeconds: hopSeconds, configuration: configuration)
+        var segments = soundSegments(sounding: sounding, floor: floor, minimumPause: pauseHops)
         segments = droppingBursts(segments, sounding: sounding)
         segments = mergingFragments(segments)
         segments = segments.flatMap { splitting($0, sounding: sounding) }
         return withRolls(segments)
     }
 
-    /// The lowest `floorSmoothingSeconds` average level within ±`floorWindowSeconds`/2 of each
-    /// hop, at most `floorRiseLimitDB` above the lowest within ±`floorLongWindowSeconds`/2, never
-    /// below `floorMinimumDBFS`.
-    func noiseFloorDB() -> [Float] {
-        let count = levelsDB.count
-        var prefix = [Double](repeating: 0, count: count + 1)
-        for (index, level) in levelsDB.enumerated() { prefix[index + 1] = prefix[index] + pow(10, Double(level) / 10) }
-        let smoothHalf = max(0, hops(configuration.floorSmoothingSeconds) / 2)
-        let smoothed = (0..<count).map { index -> Float in
-            let low = max(0, index - smoothHalf), high = min(count, index + smoothHalf + 1)
-            return PhraseDetector.decibels(meanSquare: (prefix[high] - prefix[low]) / Double(high - low))
-        }
-        let local = Self.slidingMinimum(smoothed, half: hops(configuration.floorWindowSeconds / 2))
-        let wide = Self.slidingMinimum(smoothed, half: hops(configuration.floorLongWindowSeconds / 2))
-        return (0..<count).map { index in
-            max(configuration.floorMinimumDBFS, min(local[index], wide[index] + configuration.floorRiseLimitDB))
-        }
-    }
-
-    /// The minimum of `values` within ±`half` of each index: a monotonic queue, O(n).
-    static func slidingMinimum(_ values: [Float], half: Int) -> [Float] {
-        var result = [Float](repeating: 0, count: values.count)
-        var queue: [Int] = []  // indices into `values`, their values increasing
-        var queueHead = 0
-        for incoming in 0..<(values.count + half) {
-            if incoming < values.count {
-                while queue.count > queueHead, values[queue[queue.count - 1]] >= values[incoming] { queue.removeLast() }
-                queue.append(incoming)
-            }
-            let center = incoming - half
-            guard center >= 0 else { continue }
-            while queue[queueHead] < center - half { queueHead += 1 }
-            result[center] = values[queue[queueHead]]
-        }
-        return result
-    }
-
-    /// Sound or not per hop: on at the speech threshold, off below the release threshold.
+    /// Sound or not per hop: on at the speech threshold, off below the release threshold (both
+    /// above `floor`: the background).
     func schmittTrigger(floor: [Float]) -> [Bool] {
         var sounding = [Bool](repeating: false, count: levelsDB.count)
         var isOn = false
@@ -78,10 +43,10 @@ struct PhraseSegmenter {
         return sounding
     }
 
-    /// Runs of sound joined across quiet stretches shorter than the minimum pause; each start
-    /// moved back over the release-level frames just before its onset (a soft first consonant).
-    func soundSegments(sounding: [Bool], floor: [Float]) -> [Segment] {
-        let minimumPause = hops(configuration.minimumPauseSeconds)
+    /// Runs of sound joined across quiet stretches shorter than `minimumPause` hops (the
+    /// recording's pause threshold); each start moved back over the release-level frames just
+    /// before its onset (a soft first consonant).
+    func soundSegments(sounding: [Bool], floor: [Float], minimumPause: Int) -> [Segment] {
         let onsetSearch = hops(configuration.onsetSearchSeconds)
         var segments: [Segment] = []
         var index = 0
@@ -195,7 +160,7 @@ struct PhraseSegmenter {
     }
 
     /// Pre- and post-roll added, clamped to the recording; where two phrases' rolls would
-    /// overlap (only after a split), they meet in the middle of the pause.
+    /// overlap (a pause shorter than both rolls, or a split), they meet in the middle of the pause.
     func withRolls(_ segments: [Segment]) -> [Segment] {
         let preRoll = Int((configuration.preRollSeconds / hopSeconds).rounded())
         let postRoll = Int((configuration.postRollSeconds / hopSeconds).rounded())

@@ -21,6 +21,10 @@ struct TakePractice {
     var armed = false
     /// A calibration runs: its probe replaces the output, so no take is made meanwhile.
     var calibrating = false
+    /// The measurement of this calibration under way (a dropout disturbs one: it is measured again,
+    /// up to `calibrationTries` in all, before the calibration fails).
+    var calibrationTry = 0
+    static let calibrationTries = 5
     var roundTrip = 0
     var roundTripMeasured = false
     var latencyStore = LatencyStore()
@@ -103,6 +107,7 @@ extension Dispatcher {
         case .calibrate:
             cancelOpenTake()
             takePractice.calibrating = true
+            takePractice.calibrationTry = 1
             recorder.calibrate()
             output.event(PlayerEvent("calibrating", source: source, note: "calibrating: a short noise from the outputs, listened for on in_1"))
         default: break
@@ -212,12 +217,25 @@ extension Dispatcher {
             case .dropped(let id, let reason):
                 let made = takePractice.pending.removeValue(forKey: id)
                 takeWarning("take \(made.map { String($0.number) } ?? "") dropped: \(reason); the music goes on")
-            case .calibrated(let frames, let reason):
+            case .calibrated(let frames, let reason, let dropout):
+                if frames == nil, dropout, takePractice.calibrationTry < TakePractice.calibrationTries {
+                    // A dropout says nothing of the path: measure again, as the user would.
+                    takePractice.calibrationTry += 1
+                    let attempt = takePractice.calibrationTry
+                    output.event(PlayerEvent("calibrating", note: "a dropout disturbed the measurement: measuring again (\(attempt) of \(TakePractice.calibrationTries))") {
+                        $0.add("try", attempt)
+                        $0.add("reason", "dropout")
+                    })
+                    recorder.calibrate()
+                    continue
+                }
                 takePractice.calibrating = false
                 guard let frames, let ports = takePractice.ports else {
-                    output.event(PlayerEvent("calibrated", note: "calibration failed: \(reason ?? "no probe")") {
+                    let tries = takePractice.calibrationTry
+                    let why = dropout && tries > 1 ? "\(reason ?? "a dropout"), \(tries) times" : reason ?? "no probe"
+                    output.event(PlayerEvent("calibrated", note: "calibration failed: \(why)") {
                         $0.addRaw("frames", "null")
-                        $0.add("reason", reason ?? "")
+                        $0.add("reason", why)
                     })
                     continue
                 }

@@ -25,6 +25,10 @@ public final class CaptureClient: @unchecked Sendable {
     fileprivate let gaps: UnsafeMutablePointer<Int>
     fileprivate let gapCount = Atomic<Int>(0)
     fileprivate var nextFrameTime = -1
+    /// Where the server reported an xrun: the capture frame recording had reached (within a cycle
+    /// or two: the report comes on JACK's notification thread), up to `changeCapacity`.
+    fileprivate let xrunFrames: UnsafeMutablePointer<Int>
+    fileprivate let xrunCount = Atomic<Int>(0)
     fileprivate let client: OpaquePointer
     private let notifications = JackNotifications()
     public let sampleRate: Int
@@ -57,17 +61,22 @@ public final class CaptureClient: @unchecked Sendable {
         changes.initialize(repeating: 0, count: 2 * changeCapacity)
         gaps = .allocate(capacity: 2 * changeCapacity)
         gaps.initialize(repeating: 0, count: 2 * changeCapacity)
+        xrunFrames = .allocate(capacity: changeCapacity)
+        xrunFrames.initialize(repeating: 0, count: changeCapacity)
         let me = Unmanaged.passUnretained(self).toOpaque()
         jack_set_process_callback(client, captureProcess, me)
         jack_on_info_shutdown(client, repeaterJackShutdown, Unmanaged.passUnretained(notifications).toOpaque())
-        jack_set_xrun_callback(client, repeaterJackXrun, Unmanaged.passUnretained(notifications).toOpaque())
+        jack_set_xrun_callback(client, captureXrun, me)
         guard jack_activate(client) == 0 else { throw RepeaterError(.failure, "capture: cannot activate") }
     }
 
     public var isFull: Bool { framesWritten.load(ordering: .relaxed) >= capacityFrames }
     public var serverGone: Bool { notifications.serverShutdown.load(ordering: .relaxed) }
     /// Xruns the server reported while recording.
-    public var xruns: Int { notifications.xruns.load(ordering: .relaxed) }
+    public var xruns: Int { xrunCount.load(ordering: .relaxed) }
+
+    /// The capture frames at which the server reported its xruns (see `xrunFrames`).
+    public var xrunPositions: [Int] { (0..<min(xrunCount.load(ordering: .acquiring), changeCapacity)).map { xrunFrames[$0] } }
 
     /// JACK frame time of the first recorded frame, or -1.
     public var firstFrame: Int { firstFrameTime.load(ordering: .acquiring) }
@@ -100,6 +109,16 @@ public final class CaptureClient: @unchecked Sendable {
         }
         writer.close()
     }
+}
+
+/// JACK's notification thread: notes where recording was when the server reported an xrun.
+private func captureXrun(_ argument: UnsafeMutableRawPointer?) -> Int32 {
+    Unmanaged<CaptureClient>.fromOpaque(argument!)._withUnsafeGuaranteedRef { capture in
+        let count = capture.xrunCount.load(ordering: .relaxed)
+        if count < capture.changeCapacity { capture.xrunFrames[count] = capture.framesWritten.load(ordering: .relaxed) }
+        capture.xrunCount.store(count + 1, ordering: .releasing)
+    }
+    return 0
 }
 
 /// Real-time thread.

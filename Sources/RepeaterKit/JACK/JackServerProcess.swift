@@ -5,6 +5,8 @@ import Foundation
 ///
 /// It is stopped only by one SIGTERM and a wait (never SIGKILL, never by name): a jackd that dies
 /// uncleanly keeps its slot in JACK's shared-memory registry, which has room for 8 server names.
+/// It runs under a guardian (`GuardedProcess`), so that it is stopped so even when this process
+/// crashes.
 public final class JackServerProcess: @unchecked Sendable {
     public enum Backend: Equatable, Sendable {
         case dummy(sampleRate: Int, period: Int)
@@ -21,7 +23,7 @@ public final class JackServerProcess: @unchecked Sendable {
     public let name: String
     public let backend: Backend
     public let logPath: String
-    private let process: Process
+    private let process: GuardedProcess
 
     /// Starts `jackd -n name` and waits (up to `timeout` seconds) until clients can connect.
     /// `realtime`: `jackd -R` (the process threads get SCHED_FIFO), for measuring headroom.
@@ -43,16 +45,8 @@ public final class JackServerProcess: @unchecked Sendable {
         guard let jackd = JackServerProcess.findJackd() else {
             throw RepeaterError(.jackUnavailable, "jackd is not installed: apt-get install jackd2")
         }
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: jackd)
-        process.arguments = arguments
-        let log = FileHandle(forWritingAtPath: logPath)
-        process.standardOutput = log
-        process.standardError = log
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch {
-            throw RepeaterError(.jackUnavailable, "could not start jackd: \(error.localizedDescription)")
+        do { process = try GuardedProcess(path: jackd, arguments: arguments, outputPath: logPath) } catch {
+            throw RepeaterError(.jackUnavailable, "could not start jackd: \(error.message)")
         }
         let deadline = Date().addingTimeInterval(timeout)
         while !JackServerProcess.isAnswering(name: name) {
@@ -78,10 +72,8 @@ public final class JackServerProcess: @unchecked Sendable {
     /// under it). Idempotent.
     public func stop(timeout: Double = 20) {
         guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning {
+        process.terminate()
+        if !process.wait(timeout: timeout) {
             let line = "repeater: jackd '\(name)' (pid \(process.processIdentifier)) did not stop within \(Int(timeout)) s; left running\n"
             FileHandle.standardError.write(Data(line.utf8))
         }

@@ -11,44 +11,35 @@ public final class Player {
     let file: AudioFile
     /// The sound at start: the session's, with the command line's options winning (after a
     /// reconnect: the state the player had when the server went away).
-    private var sound: SoundOptions
-    private var configuration: Engine.Configuration
-    private let keeper: SessionKeeper
-    private var trainer: SpeedTrainer?
-    private var transportMode: TransportMode
+    var sound: SoundOptions
+    var configuration: Engine.Configuration
+    let keeper: SessionKeeper
+    var trainer: SpeedTrainer?
+    var transportMode: TransportMode
     // Made once the JACK server's rate is known (run()); the control thread only touches them after.
-    private var engine: Engine!
-    private var reader: DiskReader!
+    var engine: Engine!
+    var reader: DiskReader!
     private var supply: StretcherSupply!
-    private var dispatcher: Dispatcher!
-    private var measurements: Measurements!
-    private var server: JackServerProcess?
-    private var client: JackClient?
+    var dispatcher: Dispatcher!
+    var measurements: Measurements!
+    var server: JackServerProcess?
+    var client: JackClient?
     private let terminal = Terminal()
-    private let output = Output()
-    private let stdout = StdoutWriter()
-    private var stdin: StdinSource!
+    let output = Output()
+    let stdout = StdoutWriter()
+    var stdin: StdinSource!
     private var midi: MIDISource?
-    private var osc: OSCServer?
+    var osc: OSCServer?
     private var reportedLatency = 0
-    private var hasScreen = false
+    private(set) var hasScreen = false
     private var startAnnounced = false
-    /// The file as opened (device, inode): a different one at its path later means it was replaced.
-    private var fileIdentity: (device: UInt, inode: UInt)?
-    private var fileWarnings: Set<String> = []
-    private var nextFileCheck = Date()
-    /// The recording's map, made in the background while it plays (unless it was made before the
-    /// start for `--loop bars:`).
-    private var mapRunner: MapAnalysisRunner?
-    private var startGrid: (grid: BeatGrid, cached: Bool)?
+    private var fileWatch: FileWatch?
+    /// The recording's map: made before the start for `--loop bars:`, else in the background.
+    private var map = MapFeed()
     /// The recording's lines (subtitles, lyrics, phrases), if any.
-    private var lines: RecordingLines?
-    /// The take writers of this run (one per connection to JACK), and the input meters.
-    private var recordings: [TakeRecorder] = []
-    private var inputMeters: LevelMeters?
-    private let noMeters = LevelMeters(channelCount: 0)
-    /// The map once the background analysis delivered it (a reconnect hands it to the new dispatcher).
-    private var knownGrid: (grid: BeatGrid, cached: Bool)?
+    var lines: RecordingLines?
+    /// Recording (`--record`): the take writers and the input meters.
+    let takes: TakeWiring
 
     /// Opens the session and the file and checks the options; nothing touches JACK and nothing is
     /// written yet (a session that cannot be read is an error and stays as it is).
@@ -59,6 +50,7 @@ public final class Player {
         var session = plan.session
         try session.check(against: file.info, shown: "'\(plan.sessionPath ?? plan.audioPath)'")
         keeper = SessionKeeper(session: session, path: plan.sessionPath, backupOnFirstSave: plan.backupOnFirstSave)
+        takes = TakeWiring(options: options, sessionPath: plan.sessionPath)
         trainer = options.trainer?.trainer ?? session.trainer
         transportMode = options.transport ?? session.transport.flatMap { TransportMode(name: $0) } ?? .off
         // Practising with the map: the command line wins over the session.
@@ -68,19 +60,13 @@ public final class Player {
         var commandLineSound = options.sound
         if let bars = options.sound.loop?.bars {
             // A loop by bars needs the map before the first frame: from the cache, or made now.
-            var progress = ProgressBar(label: "analysing for --loop bars:", enabled: isatty(2) == 1, total: 1000, sampleRate: 0)
-            let made = try MapAnalysis.grid(path: plan.audioPath, progress: { progress.update(fraction: $0) }, warn: { Console.warning($0) })
-            if !made.cached { progress.finish() }
-            let grid = keeper.session.mapCorrections.apply(to: made.grid)
-            let frames: (a: Int, b: Int)
-            do { frames = try grid.frames(ofBars: bars.lowerBound, bars.upperBound) } catch { throw .input("--loop bars:\(bars.lowerBound)-\(bars.upperBound): \(error.message)") }
-            commandLineSound.loop = LoopSpec(start: .frames(frames.a), end: .frames(frames.b))
-            startGrid = made
+            map = try MapFeed(barsLoop: bars, path: plan.audioPath, corrections: keeper.session.mapCorrections)
+            if let frames = map.loopFrames { commandLineSound.loop = LoopSpec(start: .frames(frames.a), end: .frames(frames.b)) }
         }
         sound = plan.sound(commandLine: commandLineSound, given: options.givenSoundOptions, trainer: options.trainer)
         keeper.session.isolation = sound.isolation
         keeper.session.equalizer = sound.equalizer
-        lines = try Self.loadLines(options: options, plan: plan, info: file.info, keeper: keeper)
+        lines = try RecordingLines.chosen(options: options, plan: plan, info: file.info, keeper: keeper)
         for note in lines?.notes ?? [] { Console.note(note) }
         if let drill = options.drill {
             if keeper.session.drill != drill { keeper.session.drillLine = 1 }
@@ -93,7 +79,7 @@ public final class Player {
         configuration.chimeTempo = options.chime.tempo
         // A drill starts at its line's first frame: the first thing heard, bit-exact (a seek there
         // after the start would wait for the disk and fade in).
-        if let line = Self.drillLine(keeper.session, lines) { configuration.startFrame = line.startFrame }
+        if let line = lines?.drillLine(keeper.session) { configuration.startFrame = line.startFrame }
         self.configuration = configuration
         // Now, so that a bad gong file or midi.json is an error before anything touches JACK.
         _ = try Gongs.bank(sampleRate: file.info.sampleRate, lowPath: options.chime.lowPath, highPath: options.chime.highPath)
@@ -105,46 +91,7 @@ public final class Player {
     }
 
     /// The line a drill in the session starts (or goes on) at.
-    private var drillLine: MapLine? { Self.drillLine(keeper.session, lines) }
-
-    private static func drillLine(_ session: Session, _ lines: RecordingLines?) -> MapLine? {
-        guard session.drill != nil, let lines, !lines.lines.isEmpty else { return nil }
-        return lines.lines[min(lines.lines.count, max(1, session.drillLine ?? 1)) - 1]
-    }
-
-    /// The lines to practise: `--subs FILE`, else `--phrases auto`, else the session's (a file beside
-    /// it, or "auto"), else a file of the recording's name beside it. The session remembers the
-    /// choice. A line file that cannot be read is one line naming the file, the line and the problem.
-    private static func loadLines(options: PlayOptions, plan: SessionPlan, info: AudioFileInfo, keeper: SessionKeeper) throws(RepeaterError) -> RecordingLines? {
-        let sessionFolder = plan.sessionPath.map { ($0 as NSString).deletingLastPathComponent } ?? ""
-        func remember(_ path: String) {
-            guard let sessionPath = plan.sessionPath else { return }
-            keeper.session.linesSource = Session.audioReference(path, sessionPath: sessionPath)
-        }
-        if let subs = options.subs {
-            let lines = try RecordingLines.read(path: subs, info: info)
-            remember(subs)
-            return lines
-        }
-        if options.phrases {
-            keeper.session.linesSource = "auto"
-            return try RecordingLines.phrases(path: info.path)
-        }
-        if let source = keeper.session.linesSource {
-            if source == "auto" { return try RecordingLines.phrases(path: info.path) }
-            let path = source.hasPrefix("/") || sessionFolder.isEmpty ? source : (sessionFolder as NSString).appendingPathComponent(source)
-            guard FileManager.default.fileExists(atPath: path) else {
-                throw .input("the session's line file '\(source)' is missing (looked for \(path)): put it back, pass --subs FILE, or remove \"lines\" from the session")
-            }
-            return try RecordingLines.read(path: path, info: info)
-        }
-        if let sidecar = RecordingLines.sidecar(forAudio: info.path) {
-            let lines = try RecordingLines.read(path: sidecar, info: info)
-            remember(sidecar)
-            return lines
-        }
-        return nil
-    }
+    private var drillLine: MapLine? { lines?.drillLine(keeper.session) }
 
     /// The engine at the server's rate: a file at another rate is resampled (by libsoxr at speed 1
     /// and pitch 0, else by the stretcher).
@@ -176,8 +123,7 @@ public final class Player {
         if let promised = info.headerFrameCount {
             Console.warning("'\(info.path)' is cut short: its header promises \(formatTime(frame: promised, sampleRate: info.sampleRate)), the file holds \(formatTime(frame: info.frameCount, sampleRate: info.sampleRate)); playing what is there")
         }
-        var status = stat()
-        if stat(info.path, &status) == 0 { fileIdentity = (UInt(status.st_dev), UInt(status.st_ino)) }
+        fileWatch = FileWatch(info: info)
         JackClient.setVerbose(options.verbose)
         if repeater_signals_install() != 0 { throw RepeaterError(.failure, "cannot install signal handlers") }
         if options.startServer {
@@ -225,7 +171,7 @@ public final class Player {
             midi = MIDISource(engine: engine, dispatcher: dispatcher)
         }
         dispatcher.linePractice.lines = lines
-        if let capture = client.capture { setUpRecording(dispatcher, client: client, capture: capture) }
+        if let capture = client.capture { takes.attach(dispatcher, client: client, capture: capture) }
         if let drill = keeper.session.drill, let lines, let line = drillLine {
             dispatcher.startDrill(drill, at: lines.lines.firstIndex(of: line) ?? 0, source: .player,
                                   seek: configuration.startFrame != line.startFrame)
@@ -233,7 +179,7 @@ public final class Player {
         dispatcher.applyMapSettings()
         // A map known already (made for --loop bars:, or before a reconnect) is in effect before the
         // first cycle, so that a count-in comes before the first pass (and before a stretcher is primed).
-        if let made = startGrid ?? knownGrid { dispatcher.mapReady(made.grid, cached: made.cached, announce: false) }
+        if let made = map.known { dispatcher.mapReady(made.grid, cached: made.cached, announce: false) }
         reader.fill()  // the ring is full before the first cycle
         supply.service()  // a primed stretcher is queued before the first cycle when --rate/--pitch ask
         Engine.warmUpRuntime()  // the Swift runtime's first-use work happens here, not on the audio thread
@@ -261,11 +207,7 @@ public final class Player {
                 }
             }
             startAnnounced = true
-            if let made = startGrid { dispatcher.announceMap(cached: made.cached) } else {
-                let runner = MapAnalysisRunner()
-                runner.start(path: info.path)
-                mapRunner = runner
-            }
+            map.start(path: info.path, dispatcher: dispatcher)
         } else {
             output.event(PlayerEvent("server", note: "the JACK server is back: playing on from \(formatTime(frame: configuration.startFrame, sampleRate: info.sampleRate))") {
                 $0.add("state", "back")
@@ -274,27 +216,6 @@ public final class Player {
         }
         startNoteView(sampleRate: client.sampleRate)
         return try loop(client: client)
-    }
-
-    /// Recording (`--record`): the take writer on its thread, where takes go, how they are heard.
-    private func setUpRecording(_ dispatcher: Dispatcher, client: JackClient, capture: InputCapture) {
-        let recorder = TakeRecorder(capture: capture, sampleRate: client.sampleRate)
-        recorder.start()
-        recordings.append(recorder)
-        dispatcher.takePractice.recorder = recorder
-        dispatcher.takePractice.ports = client
-        dispatcher.takePractice.folder = takesFolder
-        dispatcher.takePractice.sessionFolder = keeper.path.map { URL(fileURLWithPath: $0).standardized.deletingLastPathComponent().path }
-        dispatcher.takePractice.compare = options.compare
-        dispatcher.takePractice.comparePan = options.comparePan
-        dispatcher.takePractice.takesMax = options.takesMax
-    }
-
-    /// Takes live beside the session (`song.json` → `song.takes/`); without a session, in a
-    /// temporary folder the start event names.
-    private var takesFolder: String {
-        if let path = keeper.path { return URL(fileURLWithPath: path).standardized.deletingPathExtension().path + ".takes" }
-        return NSTemporaryDirectory() + "repeater-takes-\(getpid())"
     }
 
     /// Connects the audio (and MIDI) ports by the connect rule. A rule that matches nothing yet (a
@@ -315,43 +236,6 @@ public final class Player {
         if let pattern = options.midiConnect { for warning in client.connectMIDI(pattern) { Console.warning(warning) } }
     }
 
-    /// `--reconnect`: the session is saved; waits (polling twice a second, no spinning) for a server
-    /// of the same name to answer, then resumes at the frame it stopped. q, `quit` and signals still
-    /// end the run. Returns an exit code to end with, or nil to play on.
-    private func waitForServer(resuming state: Session) -> Int32? {
-        let name = server?.name ?? options.serverName ?? ProcessInfo.processInfo.environment["JACK_DEFAULT_SERVER"] ?? "default"
-        output.event(PlayerEvent("server", note: "the JACK server '\(name)' went away: waiting for it to come back (q quits)") {
-            $0.add("state", "gone")
-            $0.add("frame", state.position)
-        })
-        resume(from: state)
-        let gate = WaitingSink(output: output)
-        while true {
-            var fds = [pollfd(fd: repeater_signal_fd(), events: Int16(POLLIN), revents: 0)]
-            if stdin.isOpen { fds.append(pollfd(fd: 0, events: Int16(POLLIN), revents: 0)) }
-            _ = poll(&fds, nfds_t(fds.count), 500)
-            if repeater_signal_take() != 0 { return 0 }
-            if stdin.poll(into: gate) == .quit || gate.quit { return 0 }
-            if JackServerProcess.isAnswering(name: name) { return nil }
-        }
-    }
-
-    /// After the server went away: the next connection starts from `state` (the place it stopped,
-    /// the loop, speed, pitch, volume, trainer), with the command line's other options.
-    private func resume(from state: Session) {
-        var session = state
-        session.audio = keeper.session.audio
-        let plan = SessionPlan(audioPath: file.info.path, sessionPath: keeper.path, session: session)
-        sound = plan.sound(commandLine: options.sound, given: [], trainer: nil)
-        trainer = session.trainer
-        transportMode = session.transport.flatMap { TransportMode(name: $0) } ?? .off
-        if var configuration = try? sound.engineConfiguration(for: file.info) {
-            configuration.chimeTempo = options.chime.tempo
-            self.configuration = configuration
-        }
-        keeper.session.loop = session.loop
-    }
-
     private func addSinks(client: JackClient) {
         let info = file.info
         let isTerminal = Terminal.stdinIsTerminal
@@ -360,28 +244,7 @@ public final class Player {
         switch options.status {
         case .json:
             output.add(JSONSink(out: stdout))
-            var line = JSONLine()
-            line.add("event", "start")
-            line.add("file", info.path)
-            line.add("client", client.name)
-            line.add("sample_rate", client.sampleRate)
-            line.add("channels", info.channelCount)
-            line.add("frames", info.frameCount)
-            if options.midi { line.add("midi_port", client.name + ":control") }
-            if let lines {
-                line.add("lines", lines.source)
-                line.add("line_count", lines.lines.count)
-            }
-            if let osc {
-                line.add("osc_port", osc.port)
-                line.addRaw("osc_listen", "[" + osc.endpoints.map(JSONLine.quote).joined(separator: ",") + "]")
-                line.addRaw("osc_allow", "[" + osc.allowed.map { JSONLine.quote($0.description) }.joined(separator: ",") + "]")
-            }
-            if options.record != nil {
-                line.add("inputs", client.inputPortNames.count)
-                line.add("takes_folder", takesFolder)
-            }
-            stdout.eventLine(line.text)
+            stdout.eventLine(startEventLine(client: client))
         case .lines: output.add(LinesSink(out: stdout))
         case .none: output.add(QuietSink(out: stdout))
         case .auto:
@@ -430,7 +293,7 @@ public final class Player {
             case .nothing: break
             }
             if osc?.poll(into: dispatcher, output: output) == true { return .exit(0) }
-            pollMap()
+            map.poll(into: dispatcher, output: output)
             if midi?.poll() == true { return .exit(0) }
             if dispatcher.runQueued() { return .exit(0) }
             if dispatcher.statusRequested {
@@ -461,45 +324,14 @@ public final class Player {
         }
     }
 
-    /// The background analysis's news: its progress, the map when ready (the grid is kept for a
-    /// reconnect), a cache entry it could not use, or why it failed.
-    private func pollMap() {
-        dispatcher.reclaimBeatTables()
-        guard let runner = mapRunner else { return }
-        for update in runner.poll() {
-            switch update {
-            case .progress(let fraction): dispatcher.mapProgress(fraction)
-            case .ready(let grid, let cached):
-                knownGrid = (grid, cached)
-                dispatcher.mapReady(grid, cached: cached)
-            case .warning(let message): output.note(message)
-            case .failed(let message): dispatcher.mapFailed(message)
-            }
-        }
-    }
-
-    /// Once a second: the file cut short, deleted or replaced under the player gets one warning (and
-    /// an event), and the session is saved; playback goes on with what can still be read.
+    /// The file cut short, deleted or replaced under the player gets one warning (and an event), and
+    /// the session is saved; playback goes on with what can still be read.
     private func checkFile() {
-        let info = file.info
-        let cut = reader.cutShortAt.load(ordering: .relaxed)
-        if cut >= 0 { warnFile("cut-short", frame: cut, "'\(info.path)' was cut short while playing: it now ends at \(formatTime(frame: cut, sampleRate: info.sampleRate)); playing what is there") }
-        guard Date() >= nextFileCheck, let identity = fileIdentity else { return }
-        nextFileCheck = Date().addingTimeInterval(1)
-        var status = stat()
-        if stat(info.path, &status) != 0 {
-            warnFile("deleted", frame: nil, "'\(info.path)' was deleted while playing: playing on from the open file (the session keeps your place)")
-        } else if UInt(status.st_dev) != identity.device || UInt(status.st_ino) != identity.inode {
-            warnFile("replaced", frame: nil, "'\(info.path)' was replaced while playing: playing on from the old copy; the next start reads the new one")
-        }
-    }
-
-    private func warnFile(_ change: String, frame: Int?, _ message: String) {
-        guard fileWarnings.insert(change).inserted else { return }
-        Console.warning(message)
+        guard let change = fileWatch?.check(cutShortAt: reader.cutShortAt.load(ordering: .relaxed)) else { return }
+        Console.warning(change.message)
         output.event(PlayerEvent("file") {
-            $0.add("change", change)
-            if let frame { $0.add("frame", frame) }
+            $0.add("change", change.change.rawValue)
+            if let frame = change.frame { $0.add("frame", frame) }
         })
         dispatcher.saveSession(reason: "file")
     }
@@ -509,84 +341,6 @@ public final class Player {
         if stdin?.isOpen == true { fds.append(pollfd(fd: 0, events: Int16(POLLIN), revents: 0)) }
         if let osc { fds.append(pollfd(fd: osc.wakeFD, events: Int16(POLLIN), revents: 0)) }
         _ = poll(&fds, nfds_t(fds.count), timeoutMilliseconds)
-    }
-
-    /// Gathers the state every sink reads.
-    private func snapshot() -> StatusSnapshot {
-        let info = file.info
-        var s = StatusSnapshot()
-        s.fileName = (info.path as NSString).lastPathComponent
-        s.filePath = info.path
-        s.state = dispatcher.stateName
-        s.sampleRate = info.sampleRate
-        s.frame = dispatcher.audibleFrame
-        s.duration = info.frameCount
-        s.a = dispatcher.loopA
-        s.b = dispatcher.loopB
-        s.loopOn = dispatcher.loopOn
-        s.passes = engine.status.passes.load(ordering: .relaxed)
-        s.rate = engine.controls.speed.load(ordering: .relaxed)
-        s.pitch = engine.controls.pitchSemitones.load(ordering: .relaxed)
-        s.volume = engine.controls.volume.load(ordering: .relaxed)
-        s.pan = engine.controls.pan.load(ordering: .relaxed)
-        s.latency = engine.status.processingLatency.load(ordering: .relaxed)
-        s.meterStage = options.meterStage
-        s.levels = measurements.levels(options.meterStage)
-        s.sessionPath = keeper.path ?? ""
-        s.activeLoop = keeper.session.activeLoop
-        s.sessionLine = dispatcher.sessionLine
-        s.trainer = dispatcher.trainer
-        s.trainerLine = dispatcher.trainerLine
-        s.transport = dispatcher.transportMode
-        s.transportRolling = engine.status.transportRolling.load(ordering: .relaxed)
-        s.learning = dispatcher.learning
-        if options.midi { s.midiIgnored = engine.status.midiIgnored.load(ordering: .relaxed) }
-        if let osc { s.osc = osc.status }
-        s.underruns = engine.status.underruns.load(ordering: .relaxed)
-        s.xruns = client?.notifications.xruns.load(ordering: .relaxed) ?? 0
-        s.missedCycles = client?.notifications.missedCycles.load(ordering: .relaxed) ?? 0
-        s.lateCycles = client?.ahead?.late.load(ordering: .relaxed)
-        (s.load, s.loadPeak) = measurements.load
-        s.callbackPeak = measurements.callbackPeak
-        s.headLoads = reader.headLoads.load(ordering: .relaxed)
-        s.headLoadMaxMilliseconds = Double(reader.longestHeadLoadMicroseconds.load(ordering: .relaxed)) / 1000
-        s.lostMessages = engine.status.lostEvents.load(ordering: .relaxed) + engine.status.lostRequests.load(ordering: .relaxed)
-        s.map = dispatcher.mapSnapshot(at: s.frame)
-        s.hearing = dispatcher.hearingSnapshot()
-        s.lines = dispatcher.linesSnapshot(at: s.frame)
-        s.takes = dispatcher.takesSnapshot()
-        if let capture = client?.capture {
-            if inputMeters?.channelCount != capture.channelCount { inputMeters = LevelMeters(channelCount: capture.channelCount) }
-            capture.meters.drain(pre: inputMeters!, post: noMeters)
-            s.takes.input = inputMeters!.closeWindow(elapsed: 1 / max(0.1, options.statusHz))
-        }
-        return s
-    }
-
-    private func printStatus(force: Bool = false) { output.status(snapshot(), force: force) }
-
-    /// For the benchmark (`REPEATER_CALLBACK_STATS=path`): the whole run's callback load (mean, p99.9
-    /// and worst share of a period), xruns and underruns, as one JSON object.
-    private func writeCallbackStatistics() {
-        guard let path = ProcessInfo.processInfo.environment["REPEATER_CALLBACK_STATS"], let client else { return }
-        let summary = client.load.summary()
-        var line = JSONLine()
-        line.add("cycles", summary.cycles)
-        line.add("mean", summary.mean, digits: 6)
-        line.add("p999", summary.p999, digits: 6)
-        line.add("worst", summary.worst, digits: 6)
-        if let ahead = client.ahead {
-            let render = ahead.load.summary()
-            line.add("render_mean", render.mean, digits: 6)
-            line.add("render_p999", render.p999, digits: 6)
-            line.add("render_worst", render.worst, digits: 6)
-            line.add("late", ahead.late.load(ordering: .relaxed))
-            line.add("last_late_cycle", ahead.lastLateCycle.load(ordering: .relaxed))
-        }
-        line.add("xruns", client.notifications.xruns.load(ordering: .relaxed))
-        line.add("missed_cycles", client.notifications.missedCycles.load(ordering: .relaxed))
-        line.add("underruns", engine?.status.underruns.load(ordering: .relaxed) ?? 0)
-        _ = FileManager.default.createFile(atPath: path, contents: Data((line.text + "\n").utf8))
     }
 
     /// On the way out: lets the engine take what was sent (at most 0.3 s, only while the server runs),
@@ -609,8 +363,7 @@ public final class Player {
     /// stretchers, close the client.
     private func disconnect() {
         dispatcher?.noteView?.stop()
-        for recorder in recordings { recorder.stop() }
-        recordings.removeAll()
+        takes.stop()
         client?.deactivate()
         writeCallbackStatistics()
         reader?.stop()
@@ -627,7 +380,7 @@ public final class Player {
             if dispatcher.transportMode == .drive, dispatcher.exitReason != "shutdown" { client?.stopTransport() }
         }
         osc?.stop()
-        mapRunner?.cancel()
+        map.cancel()
         disconnect()
         output.close()
         terminal.restore()
@@ -639,24 +392,3 @@ public final class Player {
     }
 }
 
-/// Where commands go while the player waits for its JACK server: only quit does anything.
-private final class WaitingSink: CommandSink {
-    let output: Output
-    private(set) var quit = false
-
-    init(output: Output) { self.output = output }
-
-    func submit(_ command: Command) -> Bool {
-        if command.action == .quit {
-            quit = true
-            return true
-        }
-        reject("waiting for the JACK server to come back: only quit works now", source: command.source, reply: command.reply)
-        return false
-    }
-
-    func reject(_ message: String, source: CommandSource, reply: (any ReplyChannel)?) {
-        output.error(message, source: source)
-        reply?.replyError(message)
-    }
-}

@@ -31,9 +31,14 @@ enum StretchTimingCache {
         guard !build.isEmpty, let data = FileManager.default.contents(atPath: path),
               let table = try? JSONSerialization.jsonObject(with: data) as? [String: [String: [Double]]],
               let entry = table[key(kind: kind, pitchConsistent: pitchConsistent, sampleRate: sampleRate)],
-              let lags = entry["lags"], let offsets = entry["start_offsets"], lags.count == 5, offsets.count == 5 else { return nil }
-        return StretchTiming(lags: (lags[0], lags[1], lags[2], lags[3], lags[4]),
-                             startOffsets: (offsets[0], offsets[1], offsets[2], offsets[3], offsets[4]))
+              let lags = entry["lags"], let offsets = entry["start_offsets"],
+              lags.count == StretchTiming.ratioCount, offsets.count == StretchTiming.ratioCount else { return nil }
+        var timing = StretchTiming(lags: .init(repeating: 0))
+        for index in 0..<StretchTiming.ratioCount {
+            timing.lags[index] = lags[index]
+            timing.startOffsets[index] = offsets[index]
+        }
+        return timing
     }
 
     /// Adds an entry (the file keeps only this build's), written whole and renamed into place.
@@ -44,9 +49,9 @@ enum StretchTimingCache {
            let read = try? JSONSerialization.jsonObject(with: data) as? [String: [String: [Double]]] {
             table = read.filter { $0.key.hasPrefix(build + " ") }
         }
-        let (l, o) = (timing.lags, timing.startOffsets)
+        let indices = 0..<StretchTiming.ratioCount
         table[key(kind: kind, pitchConsistent: pitchConsistent, sampleRate: sampleRate)] =
-            ["lags": [l.0, l.1, l.2, l.3, l.4], "start_offsets": [o.0, o.1, o.2, o.3, o.4]]
+            ["lags": indices.map { timing.lags[$0] }, "start_offsets": indices.map { timing.startOffsets[$0] }]
         guard let data = try? JSONSerialization.data(withJSONObject: table, options: [.sortedKeys]) else { return }
         let folder = Folders.cache()
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -110,14 +110,15 @@ public final class StretcherSupply {
         return measured
     }
 
-    /// Starts measuring the timing of the stretcher a first change of speed needs in the background
-    /// (the first switch then finds it ready): the speed-only one, or the pitch-consistent one when
-    /// the file's rate differs from the output's.
+    /// Starts measuring, in the background, the timing of the stretchers this run will most likely
+    /// ask for first: the speed-only one, and with a file at another rate the pitch-consistent one
+    /// (which also converts the rate); the first switch then finds it ready.
     public func measureAhead() {
-        let kind = self.kind, rate = sampleRate, consistent = engine.configuration.baseRate != 1
+        let kind = self.kind, rate = sampleRate, consistentToo = engine.configuration.baseRate != 1
         Thread.detachNewThread {
             _ = repeater_thread_lowest_priority()
-            _ = StretcherSupply.timing(kind: kind, pitchConsistent: consistent, sampleRate: rate)
+            _ = StretcherSupply.timing(kind: kind, pitchConsistent: false, sampleRate: rate)
+            if consistentToo { _ = StretcherSupply.timing(kind: kind, pitchConsistent: true, sampleRate: rate) }
         }
     }
 

@@ -21,8 +21,9 @@ public final class TakeRecorder: @unchecked Sendable {
         case saved(id: Int, path: String, frameCount: Int)
         /// A take dropped: why (one line).
         case dropped(id: Int, reason: String)
-        /// A calibration: the round trip measured, or nil with why not.
-        case calibrated(frames: Int?, reason: String?)
+        /// A calibration: the round trip measured, or nil with why not (`dropout`: the player missed
+        /// a period during it, and measuring again may well succeed).
+        case calibrated(frames: Int?, reason: String?, dropout: Bool = false)
     }
 
     enum Request {
@@ -248,7 +249,8 @@ public final class TakeRecorder: @unchecked Sendable {
             // next calibration's request must not meet this probe's end.
             if capture.probeRequested.load(ordering: .acquiring) && Date().timeIntervalSince(running.started) < 6 { return }
             finish(.calibrated(frames: nil, reason: disturbed ? "the player missed a period during the measurement (a dropout): try again"
-                                                              : "the input was interrupted during the measurement: try again"))
+                                                              : "the input was interrupted during the measurement: try again",
+                               dropout: disturbed))
             return
         }
         guard historyEnd >= probeTag + window else {

@@ -63,13 +63,9 @@ func drive(_ input: [[Float]], blocks: [Int] = [256], countRealTime: Bool = fals
 /// `latency` frames of silence appended, and returns the output with the latency removed: frame n
 /// of the result is the isolator's answer to input frame n.
 func isolate(_ input: [[Float]], mode: IsolationMode, blocks: [Int] = [256], sampleRate: Int = 48_000) -> [[Float]] {
-    var isolator = Isolator(channelCount: input.count, sampleRate: sampleRate)
-    let latency = isolator.latencyFrames(for: mode)
-    let accepted = isolator.setMode(mode, immediately: true)
-    #expect(accepted)
-    let padded = input.map { $0 + [Float](repeating: 0, count: latency) }
-    let output = drive(padded, blocks: blocks) { isolator.process($0, frameCount: $1) }
-    return output.map { Array($0.dropFirst(latency)) }
+    let output = PlanarAudio(channels: input, sampleRate: sampleRate).isolated(mode, blocks: blocks)
+    #expect(output != nil)
+    return output?.channels ?? input
 }
 
 /// The largest difference between neighbouring samples in `range`.
