@@ -16,6 +16,8 @@ public struct EngineControls: ~Copyable, Sendable {
     /// The disk reader's wake-up (the address of its semaphore, 0: none): the JACK binding posts it
     /// when the engine has asked the reader something, so the reader can sleep long otherwise.
     public let readerWake = Atomic<UInt>(0)
+    /// A loop at a steady speed replays its stretched pass from memory (`--loop-cache`).
+    public let loopCacheOn = Atomic<Bool>(true)
     /// Playback speed (1: as recorded; 0.8: 80 %).
     public let speed = Atomic<Double>(1)
     /// Pitch shift in semitones.

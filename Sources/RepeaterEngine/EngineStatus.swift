@@ -20,6 +20,14 @@ public struct EngineStatus: ~Copyable, Sendable {
     /// helper (the JACK binding renders in the callback while only cheap work is left: bypass, the
     /// resampler; see `EngineControls.renderAheadReady`).
     public let wantsRenderAhead = Atomic<Bool>(false)
+    /// The loop cache (`LoopCacheState.rawValue`): off, filling a pass, or replaying it.
+    public let loopCache = Atomic<Int>(0)
+    /// Frames of output the loop cache wants to hold the next pass (0: nothing wanted), and what
+    /// the one it has holds: the control thread makes a larger one (`LoopCacheSupply`).
+    public let loopCacheWanted = Atomic<Int>(0)
+    public let loopCacheCapacity = Atomic<Int>(0)
+    /// Passes played from the loop cache.
+    public let replayedPasses = Atomic<Int>(0)
     /// Passes completed through B.
     public let passes = Atomic<Int>(0)
     /// Completed `render` calls.

@@ -15,10 +15,14 @@ final class TestSupply {
     /// The flavour of each one made, in order.
     private(set) var flavours: [Stretcher.Flavour] = []
 
+    /// The loop cache's buffers, as the player's supply makes them.
+    let loopCaches: LoopCacheSupply
+
     init(engine: Engine, kind: Stretcher.Kind, measured: Bool = false) {
         self.engine = engine
         self.kind = kind
         self.measured = measured
+        loopCaches = LoopCacheSupply(engine: engine)
     }
 
     /// Each kind's measured timing, once per test run.
@@ -33,6 +37,7 @@ final class TestSupply {
     }
 
     func service() {
+        loopCaches.service()
         reclaimStretchers(engine)
         let speed = engine.controls.speed.load(ordering: .relaxed), pitch = engine.controls.pitchSemitones.load(ordering: .relaxed)
         let base = engine.configuration.baseRate, rate = engine.configuration.sampleRate
@@ -54,6 +59,7 @@ final class TestSupply {
     }
 
     func drain() {
+        loopCaches.drain()
         reclaimStretchers(engine)
         while let bits = engine.freshStretchers.pop() {
             let pointer = UnsafeMutablePointer<Stretcher>(bitPattern: bits)!

@@ -27,8 +27,12 @@ public final class StretcherSupply {
     /// Stretchers built, and used ones re-armed, so far.
     public private(set) var built = 0, rearmed = 0
 
+    /// The loop cache's buffers, serviced with the stretchers.
+    public let loopCaches: LoopCacheSupply
+
     public init(engine: Engine, kind: Stretcher.Kind, sampleRate: Int) {
         self.engine = engine
+        loopCaches = LoopCacheSupply(engine: engine)
         self.kind = kind
         self.sampleRate = sampleRate
     }
@@ -40,6 +44,7 @@ public final class StretcherSupply {
     /// less), at speed 1 when the engine is in bypass (it pre-rolls the fresh one at the speed that
     /// plays, and glides after the crossfade), else at the targets (a start, a seek, a change of kind).
     public func service() {
+        loopCaches.service()
         while let bits = engine.usedStretchers.pop() { takeBack(bits) }
         let speed = engine.controls.speed.load(ordering: .relaxed)
         let pitch = engine.controls.pitchSemitones.load(ordering: .relaxed)
@@ -124,6 +129,7 @@ public final class StretcherSupply {
 
     /// After the audio thread has stopped: frees whatever is still queued either way, and the spares.
     public func drain() {
+        loopCaches.drain()
         while let bits = engine.usedStretchers.pop() { free(bits) }
         while let bits = engine.freshStretchers.pop() { free(bits) }
         while let spare = spares.popLast() { free(UInt(bitPattern: spare)) }
