@@ -13,12 +13,14 @@ import RepeaterKit
 ///   client on the same server for the same time (`REPEATER_CALLBACK_STATS`);
 /// - live edits: 200 rate/pitch/loop commands a second against the same run without them.
 /// Rounds are interleaved; each cell gives the range over the rounds.
-/// `--parts stretch,rates` picks the parts (all by default): `stretch` is the above; `rates` is a
-/// file at another rate at speed 1 (RatesBench.swift; `--rates-seconds`, `--before DIR`).
+/// `--parts stretch,rates,loop` picks the parts (all by default): `stretch` is the above; `rates` is
+/// a file at another rate at speed 1 (RatesBench.swift; `--rates-seconds`, `--before DIR`); `loop`
+/// a 10 s loop at 0.75 replayed from the loop cache against live and mpv (LoopBench.swift;
+/// `--loop-seconds`, `--loop-minutes` for a long run's late periods and xruns).
 func runSystem(arguments: [String]) throws(RepeaterError) {
-    var seconds = 60.0, rounds = 2, speed = 0.75, editSeconds = 10.0, ratesSeconds = 60.0
+    var seconds = 60.0, rounds = 2, speed = 0.75, editSeconds = 10.0, ratesSeconds = 60.0, loopSeconds = 60.0, loopMinutes = 0.0
     var file: String?, before: String?
-    var parts: Set<String> = ["stretch", "rates"]
+    var parts: Set<String> = ["stretch", "rates", "loop"]
     var rest = arguments
     while !rest.isEmpty {
         let name = rest.removeFirst()
@@ -30,6 +32,8 @@ func runSystem(arguments: [String]) throws(RepeaterError) {
         case "--file": file = value
         case "--edits-seconds": editSeconds = Double(value) ?? editSeconds
         case "--rates-seconds": ratesSeconds = Double(value) ?? ratesSeconds
+        case "--loop-seconds": loopSeconds = Double(value) ?? loopSeconds
+        case "--loop-minutes": loopMinutes = Double(value) ?? loopMinutes
         case "--before": before = value + "/repeater"
         case "--parts": parts = Set(value.split(separator: ",").map(String.init))
         default: throw .input("system: unknown option \(name)")
@@ -49,6 +53,9 @@ func runSystem(arguments: [String]) throws(RepeaterError) {
     }
     if parts.contains("rates") {
         try RatesBench(seconds: ratesSeconds, rounds: rounds, repeater: repeater, before: before, mpv: mpv, scratch: scratch).run()
+    }
+    if parts.contains("loop") {
+        try LoopBench(seconds: loopSeconds, rounds: rounds, minutes: loopMinutes, repeater: repeater, capture: capture, mpv: mpv, scratch: scratch).run()
     }
 }
 

@@ -259,6 +259,11 @@ struct LoopCacheTests {
         let capacity = short.engine.status.loopCacheCapacity.load(ordering: .relaxed)
         print("loop cache: a 1 s loop at 0.75 took a buffer of \(capacity) frames (\(short.supply.loopCaches.largestBytes) bytes)")
         #expect(capacity == 96_000 && short.supply.loopCaches.largestBytes < 1 << 20)
+        // --loop-cache off: live, nothing kept, nothing allocated.
+        let off = CachedLoop(loop: (a: 48_000, b: 96_000), cache: false, signal: musicLikeSample)
+        #expect(!off.runUntilReplaying(passes: 5))
+        off.finish()
+        #expect(cacheEvents(off.driver.events()).isEmpty && off.supply.loopCaches.made == 0)
     }
 
     @Test("a drill: each line's passes after its first are replayed, and every next line's wrap is live and exact")
