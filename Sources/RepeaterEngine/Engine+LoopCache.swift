@@ -51,10 +51,11 @@ extension Engine {
         status.loopCacheCapacity.store(fresh.pointee.capacityFrames, ordering: .relaxed)
     }
 
-    /// Cycle start, after `updateStretch` (which leaves the replay): stops keeping a pass (or
-    /// switching into it) on any change; asks for memory for the next pass.
+    /// Cycle start, after `updateStretch` (which leaves the replay): stops keeping a pass on any
+    /// change (a switch into it already begun completes, so that its crossfade is never cut: the
+    /// replay is then left as any); asks for memory for the next pass.
     func updateLoopCache(frameCount: Int) {
-        if cacheState != .off, phase != .replaying, let reason = cacheChange() { dropLoopCache(reason) }
+        if cacheState == .filling, let reason = cacheChange() { dropLoopCache(reason) }
         // Memory for the next pass, asked for while nothing is kept.
         var wanted = 0
         if cacheState == .off, loopOn, phase == .stretching, controls.loopCacheOn.load(ordering: .relaxed) {

@@ -54,6 +54,8 @@ extension Engine {
         waitingForHelper = waiting
         if !mayStart {
             // (the helper is being started: nothing new until it renders)
+        } else if cacheSwitchPosition >= 0 {
+            // (switching into the loop cache: 15 ms; then a change leaves the replay as any)
         } else if primeOnResume, handover == .none {
             // A seek while stretching: prime a fresh stretcher at the new place, or (none at hand, or
             // none wanted) carry on with the running one.
@@ -106,7 +108,7 @@ extension Engine {
         status.stretching.store(stretchingNow, ordering: .relaxed)
         // Glide only while nothing is being lined up with the running ratio (the resampler plays at
         // speed 1, pitch 0 until Rubber Band takes over).
-        guard handover == .none, let running = stretcher, running.pointee.flavour != .resampler else {
+        guard handover == .none, cacheSwitchPosition < 0, let running = stretcher, running.pointee.flavour != .resampler else {
             var atOne = stretcher == nil
             if let running = stretcher, running.pointee.flavour == .resampler { atOne = true }  // (no `||`: it would capture self)
             if phase == .replaying { atOne = false }  // (the replay plays at the ratio it was kept at)

@@ -80,8 +80,7 @@ struct LoopBench {
     /// over the whole run (rusage). Ends it with `quit` on stdin (repeater) or SIGTERM (mpv).
     private func timed(_ path: String, _ arguments: [String], _ environment: [String: String], seconds: Double, windowFrom: Double,
                        quitByStdin: Bool) -> (window: Double, whole: Double) {
-        var before = rusage()
-        getrusage(RUSAGE_CHILDREN.rawValue, &before)
+        let before = childrenCPUSeconds()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -110,11 +109,7 @@ struct LoopBench {
         if quitByStdin { pipe.fileHandleForWriting.write(Data("quit\n".utf8)) } else { process.terminate() }
         try? pipe.fileHandleForWriting.close()
         process.waitUntilExit()
-        var after = rusage()
-        getrusage(RUSAGE_CHILDREN.rawValue, &after)
-        func secondsOf(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        let total = secondsOf(after.ru_utime) - secondsOf(before.ru_utime) + secondsOf(after.ru_stime) - secondsOf(before.ru_stime)
-        return (to - from, total)
+        return (to - from, childrenCPUSeconds() - before)
     }
 
     /// One R3 loop replayed for `minutes`, and an idle client on the same server for as long.
@@ -147,20 +142,15 @@ struct LoopBench {
     }
 
     private func printTable(window: [String: [Double]], whole: [String: [Double]], health: [String: [String]]) {
-        func range(_ values: [Double]?) -> String {
-            guard let values, let low = values.min(), let high = values.max() else { return "—" }
-            return low == high || values.count == 1 ? String(format: "%.2f", low) : String(format: "%.2f–%.2f", low, high)
-        }
         func ratio(_ a: String, _ b: String) -> String {
             guard let x = window[a], let y = window[b], !x.isEmpty, !y.isEmpty else { return "—" }
-            return range(zip(x, y).map { $0 / $1 }) + "×"
+            return rangeText(zip(x, y).map { $0 / $1 }) + "×"
         }
-        func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
         let span = seconds - Self.thirdPass
         print("CPU seconds of the whole process from the 3rd pass on (\(Int(span)) s; the whole run in brackets)")
-        print(pad("", 44) + pad("R3 (finer)", 28) + "R2 (faster)")
-        func row(_ label: String, _ finer: String, _ faster: String) { print(pad(label, 44) + pad(finer, 28) + faster) }
-        func both(_ key: String) -> String { "\(range(window[key])) (\(range(whole[key])))" }
+        print(padded("", 44) + padded("R3 (finer)", 28) + "R2 (faster)")
+        func row(_ label: String, _ finer: String, _ faster: String) { print(padded(label, 44) + padded(finer, 28) + faster) }
+        func both(_ key: String) -> String { "\(rangeText(window[key])) (\(rangeText(whole[key])))" }
         row("repeater, the loop at speed 1", both("speed 1"), "")
         row("repeater at 0.75, replayed (--loop-cache on)", both("finer replay"), both("faster replay"))
         row("  late periods / xruns", (health["finer replay"] ?? []).joined(separator: ", "), (health["faster replay"] ?? []).joined(separator: ", "))

@@ -87,31 +87,26 @@ struct RatesBench {
     }
 
     private func printTable(_ table: [String: [Double]], lates: [String: [String]]) {
-        func range(_ values: [Double]?) -> String {
-            guard let values, let low = values.min(), let high = values.max() else { return "—" }
-            return low == high || values.count == 1 ? String(format: "%.2f", low) : String(format: "%.2f–%.2f", low, high)
-        }
         func ratio(_ a: String, _ b: String) -> String {
             guard let x = table[a], let y = table[b], !x.isEmpty, !y.isEmpty else { return "—" }
-            return range(zip(x, y).map { $0 / $1 }) + "×"
+            return rangeText(zip(x, y).map { $0 / $1 }) + "×"
         }
-        func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
-        print(pad("CPU seconds of the whole process", 52) + pad("44.1 kHz file, 48 kHz server", 31) + "48 kHz file, 44.1 kHz server")
-        func row(_ label: String, _ first: String, _ second: String) { print(pad(label, 52) + pad(first, 31) + second) }
+        print(padded("CPU seconds of the whole process", 52) + padded("44.1 kHz file, 48 kHz server", 31) + "48 kHz file, 44.1 kHz server")
+        func row(_ label: String, _ first: String, _ second: String) { print(padded(label, 52) + padded(first, 31) + second) }
         func late(_ key: String) -> String { (lates[key] ?? []).joined(separator: ", ") }
-        row("repeater play, the file at the server's rate", range(table["48000 repeater own"]), range(table["44100 repeater own"]))
-        row("repeater play, the file at the other rate", range(table["48000 repeater other"]), range(table["44100 repeater other"]))
+        row("repeater play, the file at the server's rate", rangeText(table["48000 repeater own"]), rangeText(table["44100 repeater own"]))
+        row("repeater play, the file at the other rate", rangeText(table["48000 repeater other"]), rangeText(table["44100 repeater other"]))
         row("  late periods / xruns", late("48000 repeater other"), late("44100 repeater other"))
         row("  / the same player, the file at the server's rate", ratio("48000 repeater other", "48000 repeater own"),
             ratio("44100 repeater other", "44100 repeater own"))
         if mpv != nil {
-            row("mpv, the file at the other rate", range(table["48000 mpv other"]), range(table["44100 mpv other"]))
+            row("mpv, the file at the other rate", rangeText(table["48000 mpv other"]), rangeText(table["44100 mpv other"]))
             row("  repeater / mpv, whole process", ratio("48000 repeater other", "48000 mpv other"), ratio("44100 repeater other", "44100 mpv other"))
         } else {
             row("mpv: not installed (apt-get install mpv), skipped", "", "")
         }
         if before != nil {
-            row("before (--before), the file at the other rate", range(table["48000 before other"]), range(table["44100 before other"]))
+            row("before (--before), the file at the other rate", rangeText(table["48000 before other"]), rangeText(table["44100 before other"]))
             row("  late periods / xruns", late("48000 before other"), late("44100 before other"))
             row("  / the player now", ratio("48000 before other", "48000 repeater other"), ratio("44100 before other", "44100 repeater other"))
             if mpv != nil {
