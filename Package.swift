@@ -20,6 +20,8 @@ let package = Package(
                        providers: [.apt(["liblo-dev"])]),
         .systemLibrary(name: "CRubberBand", path: "Sources/CRubberBand", pkgConfig: "rubberband",
                        providers: [.apt(["librubberband-dev"])]),
+        // libsoxr: the sample-rate conversion where no stretching is asked for (speed 1, pitch 0).
+        .systemLibrary(name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         // FFTW, single precision: the isolator's STFT (planned off the audio thread) and the note view.
         .systemLibrary(name: "CFFTW", path: "Sources/CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
         // FFTW, double precision: the hearing tests' measures only.
@@ -51,7 +53,7 @@ let package = Package(
         .target(name: "RepeaterAnalysis", dependencies: ["CQMDSP", "RepeaterLines", "CFFTW", "CRepeaterSupport"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Everything the audio thread runs. No Foundation, no JACK.
-        .target(name: "RepeaterEngine", dependencies: ["CRubberBand", "CFFTW", "CRepeaterSupport"],
+        .target(name: "RepeaterEngine", dependencies: ["CRubberBand", "CSoxr", "CFFTW", "CRepeaterSupport"],
                 // The release build compiles the whole module at once, which lets the compiler check
                 // the render path's @_noLocks contract (see Engine.render).
                 swiftSettings: [.define("REPEATER_PERFORMANCE_CHECKS", .when(configuration: .release)),

@@ -1,10 +1,12 @@
 /// Audio thread: speed and pitch through Rubber Band, and switches without a hole.
 ///
-/// The output comes from one of three places (`StretchPhase`):
+/// The output comes from one of four places (`StretchPhase`):
 /// - `direct`: the source, pulled straight into the outputs (bypass: bit for bit, nothing extra);
 /// - `delayed`: the source through the stream ring (still bit for bit), used while a stretcher is
 ///   prepared and after one was left, until the next seek;
-/// - `stretching`: a Rubber Band stretcher fed from the stream ring.
+/// - `stretching`: a stretcher fed from the stream ring: Rubber Band, or libsoxr's resampler (the
+///   `resampler` flavour) when only the file's rate differs from the output's;
+/// - `replaying`: a pass of the loop kept by the loop cache (`Engine+LoopCache.swift`).
 ///
 /// A switch never fades the music out. A fresh stretcher (primed on the control thread) is pre-rolled
 /// on the audio thread with the stream frames just before the switch point, in bites that fit the
@@ -13,7 +15,8 @@
 /// speed 1 (the stretcher then glides to the target), stretcher → bypass glides to speed 1 first and
 /// crossfades into the raw frames the stretcher was fed, stretcher → stretcher (when pitch needs
 /// Rubber Band's PitchHighConsistency, or no longer does) pre-rolls at the running ratio. A start, or
-/// a seek, at a speed other than 1 pre-rolls the stretcher before the first frame is played.
+/// a seek, at a speed other than 1 pre-rolls the stretcher before the first frame is played. The
+/// hand-over itself is in `Engine+Handover.swift`, the marks in `Engine+Marks.swift`.
 ///
 /// Loops wrap on the pull side, before all this: the stream is continuous, the stretcher is never
 /// reset at a wrap, and a loop stays exact in source frames.
@@ -32,41 +35,84 @@ extension Engine {
         targetSpeed = speed
         targetPitch = pitch
         let wantStretch = speed != 1 || pitch != 0 || baseRate != 1
-        let wantConsistent = pitch != 0 || baseRate != 1
+        let wanted = Stretcher.Flavour(speed: speed, pitch: pitch, baseRate: baseRate)
         feedBudget = max(prerollBudget, frameCount * 2)
-        if primeOnResume, handover == .none {
+        // Rubber Band starts only once the render-ahead helper renders (its bursts need the slack);
+        // the resampler and the way back to bypass are cheap enough for the callback.
+        // A steady replay of the loop cache needs no stretcher: only leaving it does.
+        var leaveReason: LoopCacheReason?
+        if phase == .replaying, handover == .none { leaveReason = replayLeaveReason() }
+        var rubberBandWanted = wantStretch && wanted != .resampler
+        if phase == .replaying, leaveReason == nil { rubberBandWanted = false }
+        var mayStart = true
+        if rubberBandWanted { mayStart = controls.renderAheadReady.load(ordering: .relaxed) }  // (no `||`: it would capture self)
+        publishRenderAheadWish(rubberBandWanted)
+        // A start at a speed other than 1 stays silent until the stretcher is primed, as always.
+        var waiting = !mayStart  // (no `&&` with the engine's state: it would capture self)
+        if hasPlayed { waiting = false }
+        if phase == .stretching { waiting = false }
+        waitingForHelper = waiting
+        if !mayStart {
+            // (the helper is being started: nothing new until it renders)
+        } else if cacheSwitchPosition >= 0 {
+            // (switching into the loop cache: 15 ms; then a change leaves the replay as any)
+        } else if primeOnResume, handover == .none {
             // A seek while stretching: prime a fresh stretcher at the new place, or (none at hand, or
             // none wanted) carry on with the running one.
             primeOnResume = false
-            if wantStretch, let fresh = takeFresh(consistent: wantConsistent) { beginPriming(fresh) }
+            if wantStretch, let fresh = takeFresh(wanted) { beginPriming(fresh) }
         } else if handover == .none {
-            if phase != .stretching {
-                if wantStretch, let fresh = takeFresh(consistent: wantConsistent) {
-                    if hasPlayed { beginHandover(to: fresh) } else { beginPriming(fresh) }
-                }
-            } else if let running = stretcher {
-                let consistent = running.pointee.pitchConsistent
-                if !wantStretch {
-                    if currentSpeed == 1, currentPitch == 0 { beginHandoverToRaw() }
-                } else if wantConsistent, !consistent {
-                    if let fresh = takeFresh(consistent: true) { beginHandover(to: fresh) }
-                } else if !wantConsistent, consistent, currentPitch == 0 {
-                    // Pitch back at 0 for a second: a stretcher without the high-consistency mode
-                    // costs 20 % (R3) to 40 % (R2) less.
-                    consistentIdleFrames += frameCount
-                    if consistentIdleFrames >= configuration.sampleRate, let fresh = takeFresh(consistent: false) {
+            if phase == .replaying {
+                // Out of the loop cache: a fresh stretcher pre-rolled at the replayed ratio, crossfaded.
+                // Left (and said) at once; the replay plays on until a stretcher of the right kind is
+                // at hand (the supply makes it the next moment).
+                if let reason = leaveReason {
+                    dropLoopCache(reason)
+                    cacheLeaving = reason
+                    if let fresh = takeFresh(wantStretch ? wanted : .plain) {
+                        cacheLeaving = nil
                         beginHandover(to: fresh)
                     }
                 }
-                if wantConsistent || !consistent { consistentIdleFrames = 0 }
+            } else if phase != .stretching {
+                if wantStretch, let fresh = takeFresh(wanted) {
+                    if hasPlayed { beginHandover(to: fresh) } else { beginPriming(fresh) }
+                }
+            } else if let running = stretcher {
+                let flavour = running.pointee.flavour
+                if flavour == .resampler {
+                    // Speed or pitch asked for: Rubber Band takes over at the rate the resampler plays.
+                    if wanted != .resampler, let fresh = takeFresh(wanted) { beginHandover(to: fresh) }
+                } else if !wantStretch {
+                    if currentSpeed == 1, currentPitch == 0 { beginHandoverToRaw() }
+                } else if wanted == .resampler {
+                    // Back at speed 1, pitch 0 with the rates differing: the resampler takes over
+                    // once Rubber Band has glided there.
+                    if currentSpeed == 1, currentPitch == 0, let fresh = takeFresh(.resampler) { beginHandover(to: fresh) }
+                } else if wanted == .consistent, flavour != .consistent {
+                    if let fresh = takeFresh(.consistent) { beginHandover(to: fresh) }
+                } else if wanted == .plain, flavour == .consistent, currentPitch == 0 {
+                    // Pitch back at 0 for a second: a stretcher without the high-consistency mode
+                    // costs 20 % (R3) to 40 % (R2) less.
+                    consistentIdleFrames += frameCount
+                    if consistentIdleFrames >= configuration.sampleRate, let fresh = takeFresh(.plain) {
+                        beginHandover(to: fresh)
+                    }
+                }
+                if wanted != .plain || flavour != .consistent { consistentIdleFrames = 0 }
             }
         }
         var stretchingNow = phase == .stretching
         if handover == .priming { stretchingNow = true }  // (no `||`: its right side would capture self)
+        if phase == .replaying { stretchingNow = true }
         status.stretching.store(stretchingNow, ordering: .relaxed)
-        // Glide only while nothing is being lined up with the running ratio.
-        guard handover == .none, let running = stretcher else {
-            if stretcher == nil, handover != .priming {
+        // Glide only while nothing is being lined up with the running ratio (the resampler plays at
+        // speed 1, pitch 0 until Rubber Band takes over).
+        guard handover == .none, cacheSwitchPosition < 0, let running = stretcher, running.pointee.flavour != .resampler else {
+            var atOne = stretcher == nil
+            if let running = stretcher, running.pointee.flavour == .resampler { atOne = true }  // (no `||`: it would capture self)
+            if phase == .replaying { atOne = false }  // (the replay plays at the ratio it was kept at)
+            if atOne, handover != .priming {
                 currentSpeed = 1
                 currentPitch = 0
             }
@@ -90,11 +136,23 @@ extension Engine {
         target.pointee.setRatios(time: 1 / (baseRate * currentSpeed), pitch: baseRate * semitoneRatio(cents / 100))
     }
 
-    /// A fresh stretcher that can do what is needed (a high-consistency one can do anything, a
-    /// plain one only speed); one that cannot goes back to be freed.
-    private func takeFresh(consistent: Bool) -> UnsafeMutablePointer<Stretcher>? {
+    /// Tells the JACK binding whether Rubber Band's bursts are to come: it runs or is handed in, or
+    /// the targets ask for it.
+    private func publishRenderAheadWish(_ rubberBandWanted: Bool) {
+        var wish = rubberBandWanted
+        if let running = stretcher, running.pointee.flavour != .resampler { wish = true }
+        if handover == .toStretcher { wish = true }
+        if let fresh = incoming, fresh.pointee.flavour != .resampler { wish = true }
+        status.wantsRenderAhead.store(wish, ordering: .relaxed)
+    }
+
+    /// A fresh stretcher that can do what is needed (a high-consistency one can do anything a plain
+    /// one can; the resampler only the file's rate); one that cannot goes back to be freed.
+    private func takeFresh(_ wanted: Stretcher.Flavour) -> UnsafeMutablePointer<Stretcher>? {
         guard let bits = freshStretchers.pop(), let fresh = UnsafeMutablePointer<Stretcher>(bitPattern: bits) else { return nil }
-        if fresh.pointee.pitchConsistent || !consistent { return fresh }
+        let flavour = fresh.pointee.flavour
+        if flavour == wanted { return fresh }
+        if flavour == .consistent, wanted == .plain { return fresh }
         giveBack(fresh)
         return nil
     }
@@ -103,11 +161,19 @@ extension Engine {
         if !usedStretchers.push(UInt(bitPattern: used)) { status.lostRequests.add(1, ordering: .relaxed) }
     }
 
+    /// The output is stretched: a stretcher runs, or the loop cache replays a stretched pass.
+    var stretchedPhase: Bool {
+        switch phase {
+        case .stretching, .replaying: return true
+        case .direct, .delayed: return false
+        }
+    }
+
     /// The stream position (stream index, fractional while stretching) of the next output frame.
-    var outputPosition: Double { phase == .stretching ? inputCursor : Double(outCursor) }
+    var outputPosition: Double { stretchedPhase ? inputCursor : Double(outCursor) }
 
     /// Input frames per output frame of the running side.
-    var runningStep: Double { phase == .stretching ? currentSpeed * configuration.baseRate : 1 }
+    var runningStep: Double { stretchedPhase ? currentSpeed * configuration.baseRate : 1 }
 
     /// From the raw stream into the ring (if it was not already), so that a stretcher can be fed from it.
     private func enterRing() {
@@ -124,7 +190,10 @@ extension Engine {
         incoming = fresh
         handover = .toStretcher
         handoverStep = runningStep
-        let position = outputPosition
+        // The resampler's timing is exact: it lines up with what Rubber Band's output carries by its
+        // measured timing (the marks' position), and from the crossfade on the cursor is its own.
+        incomingShift = phase == .stretching && fresh.pointee.flavour == .resampler ? timingOffset : 0
+        let position = outputPosition + incomingShift
         // History: the stretcher's preferred start pad of real frames before the switch, where the
         // ring holds them (from a bypass just left it holds none: the fade then waits out the pad).
         let history = fresh.pointee.startPad
@@ -133,12 +202,14 @@ extension Engine {
         incomingFed = incomingStart
         incomingDiscarded = 0
         incomingSinceFeed = 0
-        if phase == .stretching {
+        incomingRetrieved = 0
+        let stretched = stretchedPhase
+        if stretched {
             currentPitch = fresh.pointee.pitchConsistent ? currentPitch : 0
         }
         // The fresh stretcher runs at the running ratio until the crossfade is over.
         let savedSpeed = currentSpeed, savedPitch = currentPitch
-        if phase != .stretching { (currentSpeed, currentPitch) = (1, 0) }
+        if !stretched { (currentSpeed, currentPitch) = (1, 0) }
         applyRatios(fresh)
         (currentSpeed, currentPitch) = (savedSpeed, savedPitch)
         fadePosition = -1
@@ -171,6 +242,8 @@ extension Engine {
         incomingFed = outCursor
         incomingDiscarded = 0
         incomingSinceFeed = 0
+        incomingRetrieved = 0
+        incomingShift = 0
         incomingWarmUntil = Double(outCursor)
         fadePosition = -1
         stretchDelay = fresh.pointee.latencyFrames()
@@ -220,6 +293,7 @@ extension Engine {
                     streamEnd += n
                 case .delayed: n = playRaw(into: outputs, at: offset + done, count: count - done)
                 case .stretching: n = playStretched(into: outputs, at: offset + done, count: count - done)
+                case .replaying: n = playReplay(into: outputs, at: offset + done, count: count - done)
                 }
             }
             if n == 0 { break }
@@ -252,7 +326,7 @@ extension Engine {
 
     /// Raw frames from the ring at `outCursor` (pulling what is missing), logged and with their
     /// wraps reported as they are played.
-    private func playRaw(into outputs: UnsafePointer<UnsafeMutablePointer<Float>>, at offset: Int, count: Int) -> Int {
+    func playRaw(into outputs: UnsafePointer<UnsafeMutablePointer<Float>>, at offset: Int, count: Int) -> Int {
         if streamEnd < outCursor + count { pullIntoRing(outCursor + count - streamEnd) }
         let n = min(count, streamEnd - outCursor)
         if n <= 0 { return 0 }
@@ -280,7 +354,7 @@ extension Engine {
 
     /// The running stretcher's output: retrieves what is ready, else feeds what it asks for from the
     /// ring (silence after the source's end until every real frame is out).
-    private func playStretched(into outputs: UnsafePointer<UnsafeMutablePointer<Float>>, at offset: Int, count: Int) -> Int {
+    func playStretched(into outputs: UnsafePointer<UnsafeMutablePointer<Float>>, at offset: Int, count: Int) -> Int {
         guard let running = stretcher else { return 0 }
         var produced = 0
         var rounds = 0
@@ -307,9 +381,12 @@ extension Engine {
                 inputCursor += Double(got) * step
                 retrievedSinceFeed += got
                 followTiming(running, step: step, frames: got)
+                chunkOutputFrame = renderedFrames &+ offset &+ produced
                 postReachedWraps(fromInput: before + timingOffset, toInput: inputCursor + timingOffset,
-                                 outputFrame: renderedFrames &+ offset &+ produced, step: step)
+                                 outputFrame: chunkOutputFrame, step: step, live: true)
+                let replayFromHere = keepChunk(outputs, at: offset + produced, count: got)
                 produced += got
+                if replayFromHere { return produced }  // (the loop cache took over: the stretcher is gone)
                 continue
             }
             if !feed(running, at: &stretcherFed, budget: &unlimited) { break }  // the source is late
@@ -381,214 +458,13 @@ extension Engine {
         budget -= required
         return true
     }
-
-    // MARK: hand-over
-
-    /// Pre-roll: feeds the incoming stretcher (within budget) and discards its output until it lines
-    /// up with the output position; then the crossfade starts.
-    private func lineUpIncoming() {
-        guard let fresh = incoming, fadePosition < 0 else { return }
-        let position = outputPosition
-        let wantDiscard = max(0, Int((position - Double(incomingStart)) / handoverStep))
-        var rounds = 0
-        while rounds < 64 {
-            rounds += 1
-            if incomingDiscarded < wantDiscard {
-                let ready = fresh.pointee.available()
-                if ready > 0 {
-                    let n = min(min(ready, wantDiscard - incomingDiscarded), stretchScratchFrames)
-                    let got = fresh.pointee.retrieve(into: UnsafePointer(mixScratch), offset: 0, frameCount: n)
-                    incomingDiscarded += got
-                    incomingSinceFeed += got
-                    continue
-                }
-            } else if position >= incomingWarmUntil, fresh.pointee.available() > 0 {
-                fadePosition = 0  // lined up: the crossfade starts at this very output frame
-                return
-            } else if position < incomingWarmUntil, fresh.pointee.available() > 0 {
-                return  // lined up, waiting out its pad
-            }
-            if feedBudget <= 0 { return }
-            if !feed(fresh, at: &incomingFed, budget: &feedBudget) { return }
-            incomingSinceFeed = 0
-        }
-    }
-
-    /// One short crossfade from the outgoing side to the incoming one, as both advance in step; at
-    /// its end the incoming side runs alone.
-    private func crossfade(into outputs: UnsafePointer<UnsafeMutablePointer<Float>>, at offset: Int, count: Int) -> Int {
-        let length = configuration.declickFrames
-        let m = min(min(count, length - fadePosition), stretchScratchFrames)
-        // The outgoing side into the outputs.
-        let outgoing: Int
-        switch phase {
-        case .direct: outgoing = 0
-        case .delayed: outgoing = playRaw(into: outputs, at: offset, count: m)
-        case .stretching: outgoing = playStretched(into: outputs, at: offset, count: m)
-        }
-        // The incoming side into the scratch.
-        var incomingCount = 0
-        if handover == .toRaw {
-            if streamEnd < rawCursor + outgoing { pullIntoRing(rawCursor + outgoing - streamEnd) }
-            incomingCount = max(0, min(outgoing, streamEnd - rawCursor))
-            stream.copy(from: rawCursor, count: incomingCount, into: UnsafePointer(mixScratch), at: 0)
-            rawCursor += incomingCount
-        } else if let fresh = incoming {
-            var unlimited = Int.max
-            var rounds = 0
-            while incomingCount < outgoing, rounds < 64 {
-                rounds += 1
-                let ready = fresh.pointee.available()
-                if ready > 0 {
-                    let got = fresh.pointee.retrieve(into: UnsafePointer(mixScratch), offset: incomingCount,
-                                                     frameCount: min(ready, outgoing - incomingCount))
-                    incomingCount += got
-                    incomingSinceFeed += got
-                    continue
-                }
-                if !feed(fresh, at: &incomingFed, budget: &unlimited) { break }
-                incomingSinceFeed = 0
-            }
-        }
-        // Equal-gain: the two sides carry the same music at the same place, so their sum keeps its level.
-        let scale = 1 / Float(length + 1)
-        for i in 0..<outgoing {
-            let gain = Float(fadePosition + i + 1) * scale
-            for channel in 0..<channelCount {
-                let incomingSample = i < incomingCount ? mixScratch[channel][i] : 0
-                outputs[channel][offset + i] = outputs[channel][offset + i] * (1 - gain) + incomingSample * gain
-            }
-        }
-        fadePosition += outgoing
-        if fadePosition >= length { finishHandover() }
-        return outgoing
-    }
-
-    /// The crossfade is over: the incoming side runs; the outgoing stretcher goes back to be freed.
-    private func finishHandover() {
-        fadePosition = -1
-        if handover == .toRaw {
-            if let used = stretcher { giveBack(used) }
-            stretcher = nil
-            phase = .delayed
-            outCursor = rawCursor
-            currentSpeed = 1
-            currentPitch = 0
-            stretchDelay = 0
-            publishLatency()
-        } else if let fresh = incoming {
-            if let used = stretcher { giveBack(used) } else { inputCursor = Double(outCursor) }
-            stretcher = fresh
-            stretcherFed = incomingFed
-            retrievedSinceFeed = incomingSinceFeed
-            trustTiming(fresh, fedFrom: incomingStart, step: handoverStep)
-            phase = .stretching
-            if !fresh.pointee.pitchConsistent { currentPitch = 0 }
-            stretchDelay = fresh.pointee.latencyFrames()
-            publishLatency()
-        }
-        incoming = nil
-        handover = .none
-        consistentIdleFrames = 0
-    }
-
-    /// A seek or the end of a pass: any hand-over in progress is dropped (its stretcher goes back).
-    func abandonHandover() {
-        if let fresh = incoming { giveBack(fresh) }
-        incoming = nil
-        handover = .none
-        fadePosition = -1
-    }
-
-    // MARK: marks in the stream: wraps and clicks
-
-    /// A wrap in the pulled stream: reported now in direct bypass (the output is the stream), else
-    /// when the output reaches it (carrying the output frame).
-    func postWrap(count: Int, from: Int, to: Int, streamFrame: Int) {
-        if streamFrame < stretchStreamBase {
-            post(.wrap(count: count, from: from, to: to, outputFrame: streamFrame))
-            takeAtGapStart(outputFrame: streamFrame)
-            return
-        }
-        enqueueMark(kind: MarkKind.wrap, count: count, from: from, to: to, index: streamFrame - stretchStreamBase)
-    }
-
-    /// A pass starting in the pulled stream (source frame `frame`, A): reported like a wrap.
-    func postPassStart(frame: Int, streamFrame: Int) {
-        if streamFrame < stretchStreamBase {
-            post(.passStarted(frame: frame, outputFrame: streamFrame))
-            takeAtPassStart(outputFrame: streamFrame)
-            return
-        }
-        enqueueMark(kind: MarkKind.passStart, count: 0, from: frame, to: frame, index: streamFrame - stretchStreamBase)
-    }
-
-    /// Queues a mark at stream index `index`, to act on when the output reaches it. Marks are queued
-    /// in stream order. When more are in flight than fit, a wrap is reported now and a click dropped.
-    func enqueueMark(kind: Int, count: Int, from: Int, to: Int, index: Int) {
-        if pendingWrapCount == pendingWrapCapacity {
-            if kind == MarkKind.wrap { post(.wrap(count: count, from: from, to: to, outputFrame: renderedFrames)) }
-            if kind == MarkKind.passStart { post(.passStarted(frame: from, outputFrame: renderedFrames)) }
-            return
-        }
-        let slot = ((pendingWrapFirst + pendingWrapCount) % pendingWrapCapacity) * markFields
-        pendingWraps[slot] = kind
-        pendingWraps[slot + 1] = count
-        pendingWraps[slot + 2] = from
-        pendingWraps[slot + 3] = to
-        pendingWraps[slot + 4] = index
-        pendingWrapCount += 1
-    }
-
-    /// The output has reached the first queued mark, at `outputFrame`: report the wrap or start the click.
-    private func reachFirstMark(outputFrame: Int) {
-        let base = pendingWrapFirst * markFields
-        switch pendingWraps[base] {
-        case MarkKind.wrap:
-            post(.wrap(count: pendingWraps[base + 1], from: pendingWraps[base + 2], to: pendingWraps[base + 3], outputFrame: outputFrame))
-            takeAtGapStart(outputFrame: outputFrame)
-        case MarkKind.passStart:
-            post(.passStarted(frame: pendingWraps[base + 2], outputFrame: outputFrame))
-            takeAtPassStart(outputFrame: outputFrame)
-        default:
-            startClick(accent: pendingWraps[base] == MarkKind.accent, outputFrame: outputFrame)
-        }
-        pendingWrapFirst = (pendingWrapFirst + 1) % pendingWrapCapacity
-        pendingWrapCount -= 1
-    }
-
-    /// Raw output: acts on the waiting marks before stream index `end`; stream index i was played at
-    /// output frame `outputBase + i`.
-    private func postRawWraps(through end: Int, outputBase: Int) {
-        while pendingWrapCount > 0 {
-            let index = pendingWraps[pendingWrapFirst * markFields + 4]
-            if index >= end { return }
-            reachFirstMark(outputFrame: outputBase &+ index)
-        }
-    }
-
-    /// Acts on the waiting marks whose input frame the output has reached between input frames
-    /// `fromInput` and `toInput`, which output frames [outputFrame, …) carried at `step` input
-    /// frames per output frame.
-    func postReachedWraps(fromInput: Double, toInput: Double, outputFrame: Int, step: Double) {
-        while pendingWrapCount > 0 {
-            let input = Double(pendingWraps[pendingWrapFirst * markFields + 4])
-            if input >= toInput { return }
-            let offset = max(0, Int((input - fromInput) / step + 0.5))
-            reachFirstMark(outputFrame: outputFrame + offset)
-        }
-    }
-
-    /// Drops the waiting marks (a seek: they will never be heard).
-    func clearPendingWraps() {
-        pendingWrapFirst = 0
-        pendingWrapCount = 0
-    }
 }
 
 /// Where the output comes from (see `Engine+Stretch.swift`).
 enum StretchPhase: BitwiseCopyable {
     case direct, delayed, stretching
+    /// The loop cache plays a kept pass (`Engine+LoopCache.swift`); no stretcher runs.
+    case replaying
 }
 
 /// A hand-over in progress.

@@ -69,8 +69,15 @@ extension Engine {
     /// (pitch on, pitch off), a seek while stretching, stretcher → bypass, with fresh stretchers
     /// handed in as the control thread's supply does.
     private static func warmUpStretching() {
+        warmUpStretching(sourceRate: 0)
+        warmUpStretching(sourceRate: 44_100)
+    }
+
+    /// At the output's rate (`sourceRate` 0): the paths above; at another: the resampler primed at
+    /// the start, resampler → stretcher and back, a seek while resampling.
+    private static func warmUpStretching(sourceRate: Int) {
         var configuration = Engine.Configuration(channelCount: 1, sourceFrameCount: 400_000, blockFrames: 1024, blockCount: 16,
-                                                 declickFrames: 32, headFrames: 1024, sampleRate: 48_000)
+                                                 declickFrames: 32, headFrames: 1024, sampleRate: 48_000, sourceSampleRate: sourceRate)
         configuration.prerollFramesPerCycle = 2048
         let engine = Engine(configuration)
         let output = UnsafeMutablePointer<Float>.allocate(capacity: 256)
@@ -105,8 +112,29 @@ extension Engine {
             engine.controls.speed.store(speed, ordering: .relaxed)
             engine.controls.pitchSemitones.store(pitch, ordering: .relaxed)
             let stretcher = UnsafeMutablePointer<Stretcher>.allocate(capacity: 1)
-            stretcher.initialize(to: Stretcher(kind: .faster, sampleRate: 48_000, channelCount: 1, pitchConsistent: pitch != 0))
+            if sourceRate > 0, speed == 1, pitch == 0, let resampler = Stretcher(resamplingFrom: sourceRate, to: 48_000, channelCount: 1) {
+                stretcher.initialize(to: resampler)
+            } else {
+                stretcher.initialize(to: Stretcher(kind: .faster, sampleRate: 48_000, channelCount: 1, pitchConsistent: pitch != 0 || sourceRate > 0))
+            }
             engine.freshStretchers.push(UInt(bitPattern: stretcher))
+        }
+        if sourceRate > 0 {
+            supply(speed: 1, pitch: 0)
+            cycles(12)                  // the resampler primed at the start
+            supply(speed: 0.9, pitch: 0)
+            cycles(40)                  // → a stretcher
+            supply(speed: 1, pitch: 0)
+            cycles(60)                  // glided back to 1 → the resampler
+            engine.send(.seek(frame: 1000))
+            supply(speed: 1, pitch: 0)
+            cycles(20)                  // a seek while resampling: primed at the new place
+            while let bits = engine.freshStretchers.pop() {
+                let fresh = UnsafeMutablePointer<Stretcher>(bitPattern: bits)!
+                fresh.deinitialize(count: 1)
+                fresh.deallocate()
+            }
+            return
         }
         supply(speed: 0.9, pitch: 0)
         cycles(12)                      // primed at the start

@@ -55,6 +55,10 @@ public final class Engine: @unchecked Sendable {
         public var pan = 0.0
         /// `render` writes one more buffer after the outputs: the metronome's and count-in's port.
         public var clickPort = false
+        /// The loop cache (`Engine+LoopCache.swift`) at the start (`EngineControls.loopCacheOn`), and
+        /// the most memory a kept pass may take: a longer one plays live.
+        public var loopCache = true
+        public var loopCacheBytes = 64 << 20
         /// Hearing the part at the start: the isolation and the equalizer's gains (dB), in effect
         /// from the first frame.
         public var isolation = IsolationMode.off
@@ -120,6 +124,10 @@ public final class Engine: @unchecked Sendable {
     public let usedBeatTables = SPSCRing<UInt>(capacity: 4)
     /// Audio → control: takes no longer played (pointers to `TakeAudio`, as bits), to be freed.
     public let usedTakes = SPSCRing<UInt>(capacity: 8)
+    /// Control → audio: buffers to keep a pass in (pointers to `LoopCache`, as bits).
+    public let freshLoopCaches = SPSCRing<UInt>(capacity: 4)
+    /// Audio → control: loop caches done with, to be freed.
+    public let usedLoopCaches = SPSCRing<UInt>(capacity: 4)
 
     // ---- audio-thread state (internal: shared by the Engine+… files) ----
     var playhead: Int
@@ -215,8 +223,12 @@ public final class Engine: @unchecked Sendable {
     var incomingStart = 0
     var incomingFed = 0
     var incomingDiscarded = 0
-    /// Output frames retrieved from the incoming stretcher since it was last fed.
+    /// Output frames retrieved from the incoming stretcher since it was last fed, and in all.
     var incomingSinceFeed = 0
+    var incomingRetrieved = 0
+    /// What the incoming side lines up with, ahead of `outputPosition` (the outgoing stretcher's
+    /// measured timing, for the resampler, whose own is exact; else 0).
+    var incomingShift = 0.0
     /// The output position from which the incoming stretcher's analysis rests on real frames.
     var incomingWarmUntil = 0.0
     /// Input frames per output frame while the incoming stretcher is lined up.
@@ -231,6 +243,8 @@ public final class Engine: @unchecked Sendable {
     var consistentIdleFrames = 0
     /// A seek while stretching: the next cycle primes a fresh stretcher at the new place.
     var primeOnResume = false
+    /// A stretched start waits for the render-ahead helper to take over before it primes: silent.
+    var waitingForHelper = false
     /// Some audio has been played (a later switch crossfades; before it, a stretcher is primed).
     var hasPlayed = false
     /// Scratch for the incoming side of a crossfade, and silence to feed after the source's end.
@@ -244,6 +258,38 @@ public final class Engine: @unchecked Sendable {
     let markFields = 5
     var pendingWrapFirst = 0
     var pendingWrapCount = 0
+
+    // the loop cache (Engine+LoopCache.swift)
+    /// The buffer a pass is kept in (nil until the control thread hands one over).
+    var loopCache: UnsafeMutablePointer<LoopCache>?
+    var cacheState = LoopCacheState.off
+    /// The kept pass's length (frames), once complete.
+    var cacheLength = 0
+    var cacheMarkCount = 0
+    /// Where the output was in the stream at the kept pass's wrap, past the wrap mark's index.
+    var cacheFraction = 0.0
+    /// What the pass was kept under: any change leaves the cache.
+    var cacheSpeed = 1.0
+    var cachePitch = 0.0
+    var cacheA = 0
+    var cacheB = 0
+    var cacheGap = 0
+    var cacheCountIn = 0
+    var cacheClick = false
+    var cacheBeats: UInt = 0
+    var cacheStretcher: UInt = 0
+    /// The current chunk of live output: its first output frame, and that frame's index in the kept pass.
+    var chunkOutputFrame = 0
+    var chunkRecordBase = 0
+    /// The switch into the kept pass: frames crossfaded so far (-1: not switching).
+    var cacheSwitchPosition = -1
+    /// Replay: the offset in the pass of the next frame, and the next mark of the pass to act on.
+    var replayPosition = 0
+    var replayMark = 0
+    /// A change waits for the replay to be left (nil: none).
+    var cacheLeaving: LoopCacheReason?
+    /// "Too long" is reported once per loop.
+    var cacheTooLongReported = false
 
     // volume and pan (Engine+Level.swift)
     var gainTargetBits: UInt64 = 0x3F80_0000_3F80_0000
@@ -390,6 +436,7 @@ public final class Engine: @unchecked Sendable {
             finishedReported = true
         }
         publishLoop()
+        controls.loopCacheOn.store(configuration.loopCache, ordering: .relaxed)
         setLevel(volume: configuration.volume, pan: configuration.pan)
         gainTargetBits = controls.gains.load(ordering: .relaxed)
         (gain0, gain1) = Engine.unpackGains(gainTargetBits)
@@ -415,6 +462,9 @@ public final class Engine: @unchecked Sendable {
         clickVoiceAccent.deallocate()
         if let beatTable { BeatTable.free(UInt(bitPattern: beatTable)) }
         if let takeTrack { TakeAudio.free(UInt(bitPattern: takeTrack)) }
+        if let loopCache { LoopCache.free(UInt(bitPattern: loopCache)) }
+        while let bits = freshLoopCaches.pop() { LoopCache.free(bits) }
+        while let bits = usedLoopCaches.pop() { LoopCache.free(bits) }
         while let bits = usedTakes.pop() { TakeAudio.free(bits) }
         while let bits = beatTables.pop() { BeatTable.free(bits) }
         midiMessages.deallocate()
@@ -454,8 +504,10 @@ public final class Engine: @unchecked Sendable {
         cycleOffset = 0
         takeHeadLoads()
         takeBeatTables()
+        takeLoopCaches()
         takeCommands()
         updateStretch(frameCount: frameCount)
+        updateLoopCache(frameCount: frameCount)
         if handover == .priming { _ = advancePriming() }
         dropStaleBlocks()
         // MIDI presses act at their own frame: the cycle is rendered in spans between them.
@@ -492,6 +544,7 @@ public final class Engine: @unchecked Sendable {
         var silent = held
         if handover == .priming { silent = true }
         if primeOnResume { silent = true }  // (no `||`: its right side would capture self)
+        if waitingForHelper { silent = true }
         if silent {
             // Held until the ports are connected, or a fresh stretcher is being primed: silence.
             silence(outputs, from: done, count: end - done)
@@ -546,8 +599,10 @@ public final class Engine: @unchecked Sendable {
     /// The source frame the listener hears now: the one output `latency` frames ago carried.
     func audibleFrame() -> Int {
         let latency = controls.latencyFrames.load(ordering: .relaxed) &+ controls.aheadFrames.load(ordering: .relaxed) &+ isolationDelay
-        if phase == .stretching {
-            let input = stretchStreamBase &+ Int(inputCursor + timingOffset - Double(latency) * currentSpeed * configuration.baseRate)
+        if stretchedPhase {
+            // (rounded: the file frame nearest to what the output frame carries)
+            let position = inputCursor + timingOffset - Double(latency) * currentSpeed * configuration.baseRate
+            let input = stretchStreamBase &+ (position >= 0 ? Int(position + 0.5) : -Int(-position + 0.5))
             return streamLog.sourceFrame(atOutput: input, fallback: playhead)
         }
         return log.sourceFrame(atOutput: renderedFrames &+ cycleOffset &- latency, fallback: playhead)
@@ -569,7 +624,9 @@ public final class Engine: @unchecked Sendable {
         switch phase {
         case .direct: break
         case .delayed: phase = .direct  // the frames pulled ahead are not wanted: straight bypass again
-        case .stretching:
+        case .stretching, .replaying:
+            dropLoopCache(.seek)
+            if phase == .replaying { phase = .delayed }  // (nothing runs: a fresh stretcher is primed at the new place)
             // The stretcher holds the old place's frames: a fresh one is primed at the new place.
             stream.reset(at: streamEnd)
             stretcherFed = streamEnd

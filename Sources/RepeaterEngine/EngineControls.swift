@@ -8,6 +8,16 @@ public struct EngineControls: ~Copyable, Sendable {
     /// Frames the engine renders ahead of the ports (the JACK binding's render-ahead FIFO): "A here"
     /// subtracts them too. Written by whoever renders.
     public let aheadFrames = Atomic<Int>(0)
+    /// Rubber Band may start: the engine renders on the render-ahead helper, periods ahead (or has
+    /// no helper: offline, a server without real-time scheduling). Cleared by the JACK binding while
+    /// the callback renders for itself; the engine then defers starting a stretcher (and says so in
+    /// `EngineStatus.wantsRenderAhead`) until the helper has taken over. Written by whoever renders.
+    public let renderAheadReady = Atomic<Bool>(true)
+    /// The disk reader's wake-up (the address of its semaphore, 0: none): the JACK binding posts it
+    /// when the engine has asked the reader something, so the reader can sleep long otherwise.
+    public let readerWake = Atomic<UInt>(0)
+    /// A loop at a steady speed replays its stretched pass from memory (`--loop-cache`).
+    public let loopCacheOn = Atomic<Bool>(true)
     /// Playback speed (1: as recorded; 0.8: 80 %).
     public let speed = Atomic<Double>(1)
     /// Pitch shift in semitones.

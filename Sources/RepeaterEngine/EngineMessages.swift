@@ -129,4 +129,6 @@ public enum EngineEvent: BitwiseCopyable, Sendable, Equatable {
     case isolation(delayFrames: Int)
     /// An isolation the file's channels cannot do (the dispatcher checks first: should not happen).
     case isolationRefused
+    /// The loop cache changed state (`Engine+LoopCache.swift`), and why.
+    case loopCache(LoopCacheState, LoopCacheReason)
 }

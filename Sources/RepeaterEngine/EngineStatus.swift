@@ -16,6 +16,18 @@ public struct EngineStatus: ~Copyable, Sendable {
     public let processingLatency = Atomic<Int>(0)
     /// A stretcher runs (or is being primed): fresh ones are made at the target ratios, else at 1.
     public let stretching = Atomic<Bool>(false)
+    /// Rubber Band runs, is about to, or a change waits for it: its bursts want the render-ahead
+    /// helper (the JACK binding renders in the callback while only cheap work is left: bypass, the
+    /// resampler; see `EngineControls.renderAheadReady`).
+    public let wantsRenderAhead = Atomic<Bool>(false)
+    /// The loop cache (`LoopCacheState.rawValue`): off, filling a pass, or replaying it.
+    public let loopCache = Atomic<Int>(0)
+    /// Frames of output the loop cache wants to hold the next pass (0: nothing wanted), and what
+    /// the one it has holds: the control thread makes a larger one (`LoopCacheSupply`).
+    public let loopCacheWanted = Atomic<Int>(0)
+    public let loopCacheCapacity = Atomic<Int>(0)
+    /// Passes played from the loop cache.
+    public let replayedPasses = Atomic<Int>(0)
     /// Passes completed through B.
     public let passes = Atomic<Int>(0)
     /// Completed `render` calls.

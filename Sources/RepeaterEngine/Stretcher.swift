@@ -1,7 +1,9 @@
 import CRubberBand
 
-/// Rubber Band's real-time stretcher, set up for use on the audio thread: one owner of one
-/// `RubberBandState`. Construction (which allocates heavily) happens on the control thread; after
+/// What the engine's rate stage runs, set up for use on the audio thread: Rubber Band's real-time
+/// stretcher (one owner of one `RubberBandState`), or, where only the file's rate differs from the
+/// output's (speed 1, pitch 0), a `Resampler` (libsoxr): the `resampler` flavour, which the engine
+/// runs and hands over exactly like a stretcher. Construction (which allocates heavily) happens on the control thread; after
 /// it, `setRatios`, `samplesRequired`, `process`, `available` and `retrieve` are the audio thread's.
 ///
 /// Set-up follows the library's real-time contract (`rubberband-c.h`, 3.1.2): real-time mode,
@@ -22,6 +24,25 @@ public struct Stretcher: ~Copyable, @unchecked Sendable {
         case faster
     }
 
+    /// What a stretcher can do: speed only (`plain`), speed and pitch (`consistent`: Rubber Band's
+    /// PitchHighConsistency), or only the file's rate (`resampler`, libsoxr).
+    public enum Flavour: Sendable, Equatable, BitwiseCopyable {
+        case plain, consistent, resampler
+
+        /// The flavour the targets ask for (`baseRate`: the file's rate / the output's): the
+        /// resampler where only the rates differ, a pitch-consistent stretcher where the pitch
+        /// moves or the rates differ, else a plain (speed-only) one. (Speed 1, pitch 0 and the
+        /// same rates need none: bypass.)
+        @inline(__always)
+        public init(speed: Double, pitch: Double, baseRate: Double) {
+            if baseRate != 1, speed == 1, pitch == 0 {
+                self = .resampler
+            } else {
+                self = pitch != 0 || baseRate != 1 ? .consistent : .plain
+            }
+        }
+    }
+
     public let kind: Kind
     public let channelCount: Int
     /// Built for pitch changes while playing (Rubber Band's PitchHighConsistency): needed whenever
@@ -35,7 +56,10 @@ public struct Stretcher: ~Copyable, @unchecked Sendable {
     public private(set) var startPad: Int
     /// The pitches the resampler's tables are prepared for.
     private let pitchRange: ClosedRange<Double>
-    private let state: OpaquePointer
+    /// Rubber Band (nil for the resampler flavour).
+    private let state: OpaquePointer?
+    /// libsoxr (the resampler flavour only).
+    private let resampler: UnsafeMutablePointer<Resampler>?
     private let inputs: UnsafeMutablePointer<UnsafePointer<Float>?>
     private let outputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
     /// Output frames still to drop (the start delay).
@@ -67,12 +91,42 @@ public struct Stretcher: ~Copyable, @unchecked Sendable {
         dropRemaining = 0
         self.pitchRange = pitchRange
         self.timing = timing
+        resampler = nil
         rearm(timeRatio: timeRatio, pitchScale: pitchScale)
     }
+
+    /// Control thread: the resampler flavour, from the file's rate to the output's (nil when libsoxr
+    /// refuses the rates). Its timing is exact (output frame k carries input frame k × step), so it
+    /// has no measured `timing`.
+    public init?(resamplingFrom sourceRate: Int, to outputRate: Int, channelCount: Int, kind: Kind = .finer) {
+        guard let made = Resampler(sourceRate: sourceRate, outputRate: outputRate, channelCount: channelCount) else { return nil }
+        let pointer = UnsafeMutablePointer<Resampler>.allocate(capacity: 1)
+        pointer.initialize(to: made)
+        resampler = pointer
+        state = nil
+        self.kind = kind
+        self.channelCount = channelCount
+        pitchConsistent = false
+        pitchRange = 1...1
+        inputs = .allocate(capacity: 1)
+        outputs = .allocate(capacity: 1)
+        dropScratch = .allocate(capacity: 1)
+        dropScratch.initialize(to: 0)
+        dropRemaining = 0
+        startPad = pointer.pointee.historyFrames
+    }
+
+    public var flavour: Flavour { resampler != nil ? .resampler : (pitchConsistent ? .consistent : .plain) }
 
     /// Control thread: the warm-up and start, run by `init` on a new stretcher and again on a used
     /// one, which then renders exactly what a new one renders (tested) without allocating anew.
     public mutating func rearm(timeRatio: Double, pitchScale: Double) {
+        if let resampler {
+            resampler.pointee.rearm()
+            startPad = resampler.pointee.historyFrames
+            return
+        }
+        let state = self.state!
         // Visit the extremes once so that no later ratio change has to grow a buffer.
         for ratio in [4.0, 0.25, timeRatio] { rubberband_set_time_ratio(state, ratio) }
         for scale in [4.0, 0.25, Stretcher.pitchScale(pitchScale)] { rubberband_set_pitch_scale(state, scale) }
@@ -131,7 +185,11 @@ public struct Stretcher: ~Copyable, @unchecked Sendable {
     }
 
     deinit {
-        rubberband_delete(state)
+        if let state { rubberband_delete(state) }
+        if let resampler {
+            resampler.deinitialize(count: 1)
+            resampler.deallocate()
+        }
         inputs.deallocate()
         outputs.deallocate()
         dropScratch.deallocate()
@@ -142,7 +200,7 @@ public struct Stretcher: ~Copyable, @unchecked Sendable {
 
     /// Audio thread. Changes the ratios (only when they differ: each change costs a reconfiguration).
     public mutating func setRatios(time: Double, pitch: Double) {
-        let state = self.state
+        guard let state = self.state else { return }  // (the resampler: only the file's rate)
         if time != timeRatio {
             _unsafePerformance { rubberband_set_time_ratio(state, time) }
             timeRatio = time
@@ -187,43 +245,54 @@ public struct Stretcher: ~Copyable, @unchecked Sendable {
         return (Int(h1), Int(k1))
     }
 
+    /// Input frames the resampler flavour takes at a time (its output comes in libsoxr's own blocks).
+    static let resamplerBite = 512
+
     /// Audio thread. How many input frames the next `process` wants (at least 1, at most the maximum).
     public func samplesRequired() -> Int {
-        let state = self.state
+        guard let state = self.state else { return Stretcher.resamplerBite }
         let required = Int(_unsafePerformance { rubberband_get_samples_required(state) })
         return max(1, min(maxProcessFrames, required))
     }
 
     /// Audio thread. Feeds `frameCount` planar frames.
     public func process(_ planar: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frameCount: Int) {
-        let state = self.state, inputs = self.inputs
+        if let resampler {
+            resampler.pointee.process(planar, offset: offset, frameCount: frameCount)
+            return
+        }
+        let state = self.state!, inputs = self.inputs
         for channel in 0..<channelCount { inputs[channel] = UnsafePointer(planar[channel] + offset) }
         _unsafePerformance { rubberband_process(state, inputs, UInt32(frameCount), 0) }
     }
 
     /// Audio thread. Output frames ready (after the start delay has been dropped).
     public mutating func available() -> Int {
+        if let resampler { return resampler.pointee.available() }
         dropStartDelay()
-        let state = self.state
+        let state = self.state!
         return max(0, Int(_unsafePerformance { rubberband_available(state) }))
     }
 
     /// Audio thread. Retrieves up to `frameCount` frames into the outputs at `offset`; returns how many.
     public mutating func retrieve(into planar: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frameCount: Int) -> Int {
+        if let resampler { return resampler.pointee.retrieve(into: planar, offset: offset, frameCount: frameCount) }
         dropStartDelay()
-        let state = self.state, outputs = self.outputs
+        let state = self.state!, outputs = self.outputs
         for channel in 0..<channelCount { outputs[channel] = planar[channel] + offset }
         return Int(_unsafePerformance { rubberband_retrieve(state, outputs, UInt32(frameCount)) })
     }
 
     /// Output frames between input and output (the start delay; it scales with 1/pitch).
     public func latencyFrames() -> Int {
-        let state = self.state
+        if let resampler { return resampler.pointee.delayFrames }
+        let state = self.state!
         return Int(_unsafePerformance { rubberband_get_start_delay(state) })
     }
 
     private mutating func dropStartDelay() {
-        let state = self.state, outputs = self.outputs, scratch = dropScratch, frames = maxProcessFrames
+        guard let state = self.state else { return }
+        let outputs = self.outputs, scratch = dropScratch, frames = maxProcessFrames
         while dropRemaining > 0 {
             let ready = Int(_unsafePerformance { rubberband_available(state) })
             if ready <= 0 { return }

@@ -13,9 +13,14 @@ import RepeaterKit
 ///   client on the same server for the same time (`REPEATER_CALLBACK_STATS`);
 /// - live edits: 200 rate/pitch/loop commands a second against the same run without them.
 /// Rounds are interleaved; each cell gives the range over the rounds.
+/// `--parts stretch,rates,loop` picks the parts (all by default): `stretch` is the above; `rates` is
+/// a file at another rate at speed 1 (RatesBench.swift; `--rates-seconds`, `--before DIR`); `loop`
+/// a 10 s loop at 0.75 replayed from the loop cache against live and mpv (LoopBench.swift;
+/// `--loop-seconds`, `--loop-minutes` for a long run's late periods and xruns).
 func runSystem(arguments: [String]) throws(RepeaterError) {
-    var seconds = 60.0, rounds = 2, speed = 0.75, editSeconds = 10.0
-    var file: String?
+    var seconds = 60.0, rounds = 2, speed = 0.75, editSeconds = 10.0, ratesSeconds = 60.0, loopSeconds = 60.0, loopMinutes = 0.0
+    var file: String?, before: String?
+    var parts: Set<String> = ["stretch", "rates", "loop"]
     var rest = arguments
     while !rest.isEmpty {
         let name = rest.removeFirst()
@@ -26,15 +31,37 @@ func runSystem(arguments: [String]) throws(RepeaterError) {
         case "--rate": speed = Double(value) ?? speed
         case "--file": file = value
         case "--edits-seconds": editSeconds = Double(value) ?? editSeconds
+        case "--rates-seconds": ratesSeconds = Double(value) ?? ratesSeconds
+        case "--loop-seconds": loopSeconds = Double(value) ?? loopSeconds
+        case "--loop-minutes": loopMinutes = Double(value) ?? loopMinutes
+        case "--before": before = value + "/repeater"
+        case "--parts": parts = Set(value.split(separator: ",").map(String.init))
         default: throw .input("system: unknown option \(name)")
         }
     }
     let products = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
     let repeater = products + "/repeater", capture = products + "/repeater-capture", bench = products + "/repeater-bench"
     guard FileManager.default.isExecutableFile(atPath: repeater) else { throw .input("build repeater first (swift build -c release)") }
+    if let before, !FileManager.default.isExecutableFile(atPath: before) { throw .input("--before: no repeater in that folder") }
     let scratch = NSTemporaryDirectory() + "repeater-bench-\(getpid())"
     try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: scratch) }
+    let mpv = FileManager.default.isExecutableFile(atPath: "/usr/bin/mpv") ? "/usr/bin/mpv" : nil
+    if parts.contains("stretch") {
+        try runStretchPart(seconds: seconds, rounds: rounds, speed: speed, editSeconds: editSeconds, file: file,
+                           repeater: repeater, capture: capture, bench: bench, mpv: mpv, scratch: scratch)
+    }
+    if parts.contains("rates") {
+        try RatesBench(seconds: ratesSeconds, rounds: rounds, repeater: repeater, before: before, mpv: mpv, scratch: scratch).run()
+    }
+    if parts.contains("loop") {
+        try LoopBench(seconds: loopSeconds, rounds: rounds, minutes: loopMinutes, repeater: repeater, capture: capture, mpv: mpv, scratch: scratch).run()
+    }
+}
+
+/// The stretching part: librubberband alone, repeater at 1 and at `speed`, mpv, live edits.
+private func runStretchPart(seconds: Double, rounds: Int, speed: Double, editSeconds: Double, file: String?, repeater: String,
+                            capture: String, bench: String, mpv: String?, scratch: String) throws(RepeaterError) {
     let path = file ?? scratch + "/music.wav"
     if file == nil { try writeMusic(path: path, seconds: seconds) }
     let audioSeconds = try AudioFile(path: path).info.frameCount
@@ -43,7 +70,6 @@ func runSystem(arguments: [String]) throws(RepeaterError) {
     defer { server.stop() }
     stopOnSignal(server)
     let environment = ["JACK_NO_START_SERVER": "1", "JACK_DEFAULT_SERVER": server.name]
-    let mpv = FileManager.default.isExecutableFile(atPath: "/usr/bin/mpv") ? "/usr/bin/mpv" : nil
     print("repeater-bench system: \(String(format: "%.0f", duration)) s stereo 48 kHz, speed \(speed), \(rounds) round(s), on a private real-time jackd (jackd -R, dummy, 48 kHz, 256 frames)")
     var table: [String: [Double]] = [:]
     var stats: [String: [CallbackStats]] = [:]
@@ -130,8 +156,7 @@ struct CallbackStats {
 @discardableResult
 func measure(_ path: String, _ arguments: [String], _ environment: [String: String], input: [(Double, String)] = [],
              inputSeconds: Double = 0) -> (cpu: Double, wall: Double) {
-    var before = rusage()
-    getrusage(RUSAGE_CHILDREN.rawValue, &before)
+    let before = childrenCPUSeconds()
     let started = Date()
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
@@ -155,10 +180,7 @@ func measure(_ path: String, _ arguments: [String], _ environment: [String: Stri
         try? writer.close()
     }
     process.waitUntilExit()
-    var after = rusage()
-    getrusage(RUSAGE_CHILDREN.rawValue, &after)
-    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-    let cpu = seconds(after.ru_utime) - seconds(before.ru_utime) + seconds(after.ru_stime) - seconds(before.ru_stime)
+    let cpu = childrenCPUSeconds() - before
     return (cpu, Date().timeIntervalSince(started))
 }
 
@@ -211,40 +233,35 @@ func writeMusic(path: String, seconds: Double) throws(RepeaterError) {
 
 private func printTable(table: [String: [Double]], stats: [String: [CallbackStats]], idle: [Int], edits: [String: CallbackStats],
                         speed: Double, duration: Double, mpv: Bool, editSeconds: Double) {
-    func range(_ values: [Double]?) -> String {
-        guard let values, let low = values.min(), let high = values.max() else { return "—" }
-        return low == high || values.count == 1 ? String(format: "%.2f", low) : String(format: "%.2f–%.2f", low, high)
-    }
-    func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
     let stretchTime = duration / speed
     let scale = stretchTime / duration
     print("")
     print("CPU seconds of the whole process (\(String(format: "%.0f", duration)) s of audio; at \(speed) it plays \(String(format: "%.0f", stretchTime)) s)")
-    print(pad("", 58) + pad("R3 (finer)", 16) + "R2 (faster)")
-    func row(_ label: String, _ finer: String, _ faster: String) { print(pad(label, 58) + pad(finer, 16) + faster) }
-    row("librubberband alone, real-time, speed-only (repeater's)", range(table["bare finer"]), range(table["bare faster"]))
-    row("librubberband alone, + PitchHighConsistency", range(table["bare+hc finer"]), range(table["bare+hc faster"]))
-    row("librubberband alone, speed-only, paced in real time", range(table["bare paced finer"]), range(table["bare paced faster"]))
-    row("repeater play, speed 1 (its fixed work: JACK, disk, meters)", range(table["repeater speed 1"]), "")
-    row("repeater play --rate \(speed)", range(table["repeater finer"]), range(table["repeater faster"]))
+    print(padded("", 58) + padded("R3 (finer)", 16) + "R2 (faster)")
+    func row(_ label: String, _ finer: String, _ faster: String) { print(padded(label, 58) + padded(finer, 16) + faster) }
+    row("librubberband alone, real-time, speed-only (repeater's)", rangeText(table["bare finer"]), rangeText(table["bare faster"]))
+    row("librubberband alone, + PitchHighConsistency", rangeText(table["bare+hc finer"]), rangeText(table["bare+hc faster"]))
+    row("librubberband alone, speed-only, paced in real time", rangeText(table["bare paced finer"]), rangeText(table["bare paced faster"]))
+    row("repeater play, speed 1 (its fixed work: JACK, disk, meters)", rangeText(table["repeater speed 1"]), "")
+    row("repeater play --rate \(speed)", rangeText(table["repeater finer"]), rangeText(table["repeater faster"]))
     var own: [String: [Double]] = [:]
     for engine in ["finer", "faster"] {
         let fixed = table["repeater speed 1"] ?? []
         let whole = table["repeater \(engine)"] ?? []
         own[engine] = zip(whole, fixed).map { $0 - $1 * scale }
     }
-    row("  stretching's own cost (minus speed 1 × \(String(format: "%.2f", scale)))", range(own["finer"]), range(own["faster"]))
+    row("  stretching's own cost (minus speed 1 × \(String(format: "%.2f", scale)))", rangeText(own["finer"]), rangeText(own["faster"]))
     func ratio(_ engine: String, _ baseline: String) -> String {
         guard let a = own[engine], let b = table[baseline], !a.isEmpty, !b.isEmpty else { return "—" }
-        return range(zip(a, b).map { $0 / $1 }) + "×"
+        return rangeText(zip(a, b).map { $0 / $1 }) + "×"
     }
     row("  its ratio to librubberband alone, same options", ratio("finer", "bare finer"), ratio("faster", "bare faster"))
     row("  its ratio to librubberband alone, paced", ratio("finer", "bare paced finer"), ratio("faster", "bare paced faster"))
     if mpv {
-        row("mpv --speed=\(speed) --af=rubberband=engine=…", range(table["mpv finer"]), range(table["mpv faster"]))
+        row("mpv --speed=\(speed) --af=rubberband=engine=…", rangeText(table["mpv finer"]), rangeText(table["mpv faster"]))
         func mpvRatio(_ engine: String) -> String {
             guard let a = table["repeater \(engine)"], let b = table["mpv \(engine)"] else { return "—" }
-            return range(zip(a, b).map { $0 / $1 }) + "×"
+            return rangeText(zip(a, b).map { $0 / $1 }) + "×"
         }
         row("  repeater / mpv, whole process", mpvRatio("finer"), mpvRatio("faster"))
     } else {
@@ -252,7 +269,7 @@ private func printTable(table: [String: [Double]], stats: [String: [CallbackStat
     }
     print("")
     print("The process callback on the real-time server, as a share of a 256-frame period (5.33 ms); xruns against an idle client for the same time (\(idle.map(String.init).joined(separator: ", ")))")
-    print(pad("", 34) + pad("mean", 16) + pad("p99.9", 16) + pad("worst", 16) + pad("xruns", 10) + "underruns")
+    print(padded("", 34) + padded("mean", 16) + padded("p99.9", 16) + padded("worst", 16) + padded("xruns", 10) + "underruns")
     for (label, key) in [("repeater, speed 1", "repeater speed 1"), ("repeater --rate \(speed), R3", "repeater finer"), ("repeater --rate \(speed), R2", "repeater faster")] {
         let values = stats[key] ?? []
         func percent(_ pick: (CallbackStats) -> Double?) -> String {
@@ -261,18 +278,18 @@ private func printTable(table: [String: [Double]], stats: [String: [CallbackStat
             let low = picked.min()! * 100, high = picked.max()! * 100
             return low == high ? String(format: "%.2f %%", low) : String(format: "%.2f–%.2f %%", low, high)
         }
-        print(pad(label, 34) + pad(percent(\.mean), 16) + pad(percent(\.p999), 16) + pad(percent(\.worst), 16)
-              + pad(values.map { String($0.xruns) }.joined(separator: ", "), 10) + values.map { String($0.underruns) }.joined(separator: ", "))
+        print(padded(label, 34) + padded(percent(\.mean), 16) + padded(percent(\.p999), 16) + padded(percent(\.worst), 16)
+              + padded(values.map { String($0.xruns) }.joined(separator: ", "), 10) + values.map { String($0.underruns) }.joined(separator: ", "))
         if values.contains(where: { $0.renderMean != nil }) {
-            print(pad("  its render-ahead helper (jobs)", 34) + pad(percent(\.renderMean), 16) + pad(percent(\.renderP999), 16)
-                  + pad(percent(\.renderWorst), 16) + "late " + values.map { String($0.late ?? 0) }.joined(separator: ", "))
+            print(padded("  its render-ahead helper (jobs)", 34) + padded(percent(\.renderMean), 16) + padded(percent(\.renderP999), 16)
+                  + padded(percent(\.renderWorst), 16) + "late " + values.map { String($0.late ?? 0) }.joined(separator: ", "))
         }
     }
     print("")
     print("Live edits: R3 at 0.8 for \(Int(editSeconds)) s, with and without 200 rate/pitch/loop commands a second")
     for (label, key) in [("without commands", "without"), ("with 200 commands/s", "with")] {
         guard let value = edits[key] else { print("  \(label): no figures"); continue }
-        var line = "  " + pad(label, 22) + String(format: "callback mean %.2f %%  p99.9 %.2f %%  worst %.2f %%  xruns %d  underruns %d",
+        var line = "  " + padded(label, 22) + String(format: "callback mean %.2f %%  p99.9 %.2f %%  worst %.2f %%  xruns %d  underruns %d",
                                                   value.mean * 100, value.p999 * 100, value.worst * 100, value.xruns, value.underruns)
         if let worst = value.renderWorst {
             line += String(format: "  render worst %.2f %%  late %d", worst * 100, value.late ?? 0)

@@ -140,7 +140,7 @@ extension JackSuites {
             #expect(outcome.stderrLines == ["repeater: error: the JACK server shut down; stopping"])
         }
 
-        @Test("no allocation and no lock on the JACK process thread during a real run with loops, moves, gaps, chimes, speed, volume and pan changes, metering, MIDI presses, the transport, recording, the calibration probe and a take heard back (preloaded counter); on a real-time server the render-ahead helper thread too",
+        @Test("no allocation and no lock on the JACK process thread during a real run with loops, moves, gaps, chimes, speed, the loop cache (kept, replayed, left), volume and pan changes, metering, MIDI presses, the transport, recording, the calibration probe and a take heard back (preloaded counter); on a real-time server the render-ahead helper thread too",
               arguments: [false, true])
         func realTimeSafetyUnderJack(realtime: Bool) throws {
             let library = productsDirectory + "/libRepeaterRTCheck.so"
@@ -151,7 +151,7 @@ extension JackSuites {
             try writeRamp(path: path, frames: 48_000 * 3, channels: 2)
             let report = scratch.file("rtcheck.txt")
             let player = try Child(repeaterPath, ["play", path, "--server", server.name, "--connect", "none", "--status", "json",
-                                                  "--status-hz", "50", "--loop", "0.1-0.5", "--loops", "40", "--gap", "0.01", "--declick", "3",
+                                                  "--status-hz", "50", "--loop", "0.1-0.5", "--loops", "400", "--gap", "0.01", "--declick", "3",
                                                   "--midi", "--transport", "drive", "--record", "none", "--no-session"],
                                    environment: ["LD_PRELOAD": library, "RTCHECK_REPORT": report], in: scratch.path)
             #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") })
@@ -175,6 +175,14 @@ extension JackSuites {
                 player.send(command)
                 usleep(100_000)
             }
+            // The loop cache: a pass kept, replayed, and left (a speed change) and kept again.
+            player.send("loop 0.1-0.5")
+            player.send("rate 0.75")
+            #expect(player.waitForOutput { $0.contains("\"event\":\"loop-cache\",\"state\":\"replay\"") }, "no replay: \(player.stdout.suffix(800))")
+            usleep(600_000)
+            player.send("rate 0.8")
+            #expect(player.waitForOutput { $0.contains("\"event\":\"loop-cache\",\"state\":\"off\",\"reason\":\"speed\"") })
+            usleep(300_000)
             player.send("quit")
             _ = pedal.finish(timeout: 5)
             let outcome = player.finish(timeout: 30)

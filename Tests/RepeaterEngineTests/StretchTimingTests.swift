@@ -28,9 +28,13 @@ private func loopingEngine(speed: Double, pitch: Double = 0, sourceRate: Int, ou
     engine.controls.speed.store(speed, ordering: .relaxed)
     engine.controls.pitchSemitones.store(pitch, ordering: .relaxed)
     let pointer = UnsafeMutablePointer<Stretcher>.allocate(capacity: 1)
-    pointer.initialize(to: Stretcher(kind: .finer, sampleRate: outputRate, channelCount: 1, timeRatio: 1 / (speed * base),
-                                     pitchScale: base * pow(2, pitch / 12), pitchConsistent: consistent,
-                                     timing: measured(consistent: consistent, sampleRate: outputRate)))
+    if Stretcher.Flavour(speed: speed, pitch: pitch, baseRate: base) == .resampler {  // (speed 1, pitch 0: libsoxr, not Rubber Band)
+        pointer.initialize(to: Stretcher(resamplingFrom: sourceRate, to: outputRate, channelCount: 1)!)
+    } else {
+        pointer.initialize(to: Stretcher(kind: .finer, sampleRate: outputRate, channelCount: 1, timeRatio: 1 / (speed * base),
+                                         pitchScale: base * pow(2, pitch / 12), pitchConsistent: consistent,
+                                         timing: measured(consistent: consistent, sampleRate: outputRate)))
+    }
     engine.freshStretchers.push(UInt(bitPattern: pointer))
     return (engine, RampFeeder(engine: engine, totalFrames: sourceRate * 10) { frame, _ in source(frame) })
 }
@@ -58,7 +62,8 @@ struct StretchTimingTests {
         let driver = CycleDriver(engine: engine)
         let step = speed * Double(sourceRate) / Double(outputRate)
         driver.run(total: Int(6 * Double(sourceRate) / step), pattern: [256], feeder: feeder)
-        let wraps = wrapEvents(driver.events()).map(\.outputFrame)
+        // (a wrap whose window runs past the output's end has its burst cut off: not judged)
+        let wraps = wrapEvents(driver.events()).map(\.outputFrame).filter { $0 + 6000 <= driver.output[0].count }
         #expect(wraps.count >= 4)
         var distances: [Double] = []
         for wrap in wraps {

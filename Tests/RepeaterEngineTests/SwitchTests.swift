@@ -1,34 +1,65 @@
 import Foundation
 import RepeaterEngine
 import RepeaterTestSupport
+import Synchronization
 import Testing
 
-/// Keeps a primed stretcher queued as the player's `StretcherSupply` does: of the kind the targets
-/// need, at speed 1 while the engine plays bypass, else at the targets.
+/// Keeps a primed stretcher queued as the player's `StretcherSupply` does: of the flavour the
+/// targets need (the resampler at speed 1, pitch 0 with the rates differing), at speed 1 while the
+/// engine plays bypass, else at the targets; with Rubber Band's timing measured when `measured`.
 final class TestSupply {
     let engine: Engine
     let kind: Stretcher.Kind
+    let measured: Bool
     private(set) var made = 0
+    /// The flavour of each one made, in order.
+    private(set) var flavours: [Stretcher.Flavour] = []
 
-    init(engine: Engine, kind: Stretcher.Kind) {
+    /// The loop cache's buffers, as the player's supply makes them.
+    let loopCaches: LoopCacheSupply
+
+    init(engine: Engine, kind: Stretcher.Kind, measured: Bool = false) {
         self.engine = engine
         self.kind = kind
+        self.measured = measured
+        loopCaches = LoopCacheSupply(engine: engine)
+    }
+
+    /// Each kind's measured timing, once per test run.
+    private static let timings = Mutex<[String: StretchTiming]>([:])
+
+    static func timing(kind: Stretcher.Kind, consistent: Bool, sampleRate: Int) -> StretchTiming {
+        let key = "\(kind) \(consistent) \(sampleRate)"
+        if let known = timings.withLock({ $0[key] }) { return known }
+        let measured = StretchTiming.measure(kind: kind, pitchConsistent: consistent, sampleRate: sampleRate)
+        timings.withLock { $0[key] = measured }
+        return measured
     }
 
     func service() {
+        loopCaches.service()
         reclaimStretchers(engine)
         let speed = engine.controls.speed.load(ordering: .relaxed), pitch = engine.controls.pitchSemitones.load(ordering: .relaxed)
-        guard speed != 1 || pitch != 0, engine.freshStretchers.count == 0 else { return }
-        let atTargets = engine.status.stretching.load(ordering: .relaxed) || engine.status.cycles.load(ordering: .relaxed) == 0
+        let base = engine.configuration.baseRate, rate = engine.configuration.sampleRate
+        guard speed != 1 || pitch != 0 || base != 1, engine.freshStretchers.count == 0 else { return }
         let pointer = UnsafeMutablePointer<Stretcher>.allocate(capacity: 1)
-        pointer.initialize(to: Stretcher(kind: kind, sampleRate: 48_000, channelCount: engine.channelCount,
-                                         timeRatio: atTargets ? 1 / speed : 1,
-                                         pitchScale: atTargets ? pow(2, pitch / 12) : 1, pitchConsistent: pitch != 0))
+        if Stretcher.Flavour(speed: speed, pitch: pitch, baseRate: base) == .resampler {
+            pointer.initialize(to: Stretcher(resamplingFrom: engine.configuration.sourceSampleRate, to: rate, channelCount: engine.channelCount)!)
+        } else {
+            let atTargets = engine.status.stretching.load(ordering: .relaxed) || engine.status.cycles.load(ordering: .relaxed) == 0
+            let consistent = pitch != 0 || base != 1
+            pointer.initialize(to: Stretcher(kind: kind, sampleRate: rate, channelCount: engine.channelCount,
+                                             timeRatio: atTargets ? 1 / (base * speed) : 1,
+                                             pitchScale: atTargets ? base * pow(2, pitch / 12) : 1, pitchConsistent: consistent,
+                                             timing: measured ? Self.timing(kind: kind, consistent: consistent, sampleRate: rate) : .unknown))
+        }
         engine.freshStretchers.push(UInt(bitPattern: pointer))
         made += 1
+        flavours.append(pointer.pointee.flavour)
     }
 
     func drain() {
+        loopCaches.drain()
         reclaimStretchers(engine)
         while let bits = engine.freshStretchers.pop() {
             let pointer = UnsafeMutablePointer<Stretcher>(bitPattern: bits)!

@@ -88,6 +88,9 @@ struct CommandLineTests {
         #expect(throws: RepeaterError.input("completions takes bash, zsh or fish, not 'tcsh'")) {
             _ = try Invocation.parse(["completions", "tcsh"])
         }
+        #expect(throws: RepeaterError.input("--loop-cache takes on or off, not 'maybe'")) {
+            _ = try Invocation.parse(["play", "x.wav", "--loop-cache", "maybe"])
+        }
     }
 
     @Test("--version prints the version; each command's --help lists each of its options")

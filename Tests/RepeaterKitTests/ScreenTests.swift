@@ -64,6 +64,36 @@ struct ScreenTests {
         #expect(lines.contains { $0.contains("load 1.2 %") })
     }
 
+    @Test("a pass replayed from the loop cache says so after the pass count, at every width; the JSON status carries loop_cache")
+    func replayedPass() {
+        var state = exampleScreenState()
+        for width in [40, 80, 132] {
+            let plain = Screen.render(state, width: width, color: false)
+            #expect(!plain.joined().contains("replayed"))
+        }
+        state.loopCache = .replay
+        for width in [40, 80, 132] {
+            let lines = Screen.render(state, width: width, color: false)
+            for line in lines { #expect(Screen.visibleWidth(line) <= width) }
+            #expect(lines[5].contains("×3 replayed"), "at \(width): '\(lines[5])'")
+        }
+        var snapshot = StatusSnapshot()
+        for cache in [LoopCacheState.off, .filling, .replay] {
+            snapshot.loopCache = cache
+            var fds: [Int32] = [0, 0]
+            #expect(pipe(&fds) == 0)
+            let writer = StdoutWriter(fd: fds[1])
+            JSONSink(out: writer).status(snapshot, force: true)
+            writer.finish(timeout: 5)
+            close(fds[1])
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let n = read(fds[0], &buffer, buffer.count)
+            close(fds[0])
+            let text = String(decoding: buffer[0..<max(0, n)], as: UTF8.self)
+            #expect(text.contains("\"loop_cache\":\"\(cache.name)\""), "\(text)")
+        }
+    }
+
     @Test("colour is only escape sequences: without them the coloured screen is the plain one")
     func colourIsOnlyDecoration() {
         let state = exampleScreenState()

@@ -86,6 +86,10 @@ public func parseSoundOption(_ name: String, inline: String?, _ arguments: inout
     case "--gap": sound.gap = try parseTime(try arguments.value(for: name, inline: inline), option: name)
     case "--rate": sound.speed = try parseNumber(try arguments.value(for: name, inline: inline), option: name, range: 0.25...4)
     case "--pitch": sound.pitch = try parseNumber(try arguments.value(for: name, inline: inline), option: name, range: -24...24)
+    case "--loop-cache":
+        let text = try arguments.value(for: name, inline: inline)
+        guard text == "on" || text == "off" else { throw .input("--loop-cache takes on or off, not '\(text)'") }
+        sound.loopCache = text == "on"
     case "--engine":
         let text = try arguments.value(for: name, inline: inline)
         guard let kind = Stretcher.Kind(rawValue: text) else { throw .input("--engine takes finer (R3) or faster (R2), not '\(text)'") }

@@ -38,6 +38,10 @@ public enum CommandTable {
         OptionSpec("--rate", value: .text("R"), help: "speed, pitch kept: 0.25 to 4 (0.8 plays at 80 %)"),
         OptionSpec("--pitch", value: .text("S"), help: "pitch shift in semitones, -24 to 24 (fractions allowed)"),
         OptionSpec("--engine", value: .choice("E", ["finer", "faster"]), help: "finer (Rubber Band R3, the default) or faster (R2)"),
+        OptionSpec("--loop-cache", value: .choice("on|off", ["on", "off"]), help: """
+            on (default): a loop at a steady speed replays its stretched pass from memory
+            (from the third pass); off: every pass is stretched anew (for comparing)
+            """),
         OptionSpec("--volume", value: .text("V"), help: "-6dB, +3dB or a linear gain such as 0.5 (silence to +12 dB)"),
         OptionSpec("--pan", value: .text("P"), help: "-1 left … 1 right (stereo: balance; mono: equal-power pan)"),
         OptionSpec("--isolate", value: .choice("MODE", ["off", "centre", "sides", "left", "right", "bass"], open: true), help: """
@@ -124,7 +128,8 @@ public enum CommandTable {
                 """),
             OptionSpec("--render-ahead", value: .choice("N", ["auto", "0", "1", "2", "3", "4"]), help: """
                 render N periods ahead on a real-time helper thread (0: in the
-                process callback; auto, the default: 2 on a real-time server, else 0)
+                process callback; auto, the default: 2 on a real-time server while
+                Rubber Band runs, else in the callback; 0 without real-time scheduling)
                 """),
             OptionSpec("--reconnect", help: "when the JACK server goes away, wait for it and play on where it stopped"),
             startServer,

@@ -72,6 +72,8 @@ public struct SoundOptions: Sendable {
     /// Hearing the part: what the isolation lets through, and the equalizer's gains.
     public var isolation = IsolationMode.off
     public var equalizer = EqualizerGains()
+    /// `--loop-cache on|off`: a loop at a steady speed replays its stretched pass from memory.
+    public var loopCache = true
 
     public init() {}
 
@@ -111,6 +113,7 @@ public struct SoundOptions: Sendable {
         }
         configuration.isolation = isolation
         configuration.equalizer = (equalizer.lowDB, equalizer.midDB, equalizer.highDB)
+        configuration.loopCache = loopCache
         return configuration
     }
 

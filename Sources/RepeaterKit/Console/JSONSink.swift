@@ -94,6 +94,7 @@ public final class JSONSink: OutputSink {
             fields.add("dropped_blocks", s.takes.dropped)
             line.addRaw("record", fields.text)
         }
+        line.add("loop_cache", s.loopCache.name)
         line.add("isolate", s.hearing.isolation.name)
         line.addRaw("eq", "[\(s.hearing.equalizer.text)]")
         if let report = s.hearing.notes {

@@ -140,7 +140,8 @@ public enum Screen {
             return ["loop off   (a / b set A and B at the playhead, l loops)", "loop off"]
         }
         let length = String(format: "%.3f s", Double(state.b - state.a) / Double(state.sampleRate))
-        let passes = "⟲ ×\(state.passes)"
+        // A pass played from the loop cache says so (kept from the live stream: `--loop-cache`).
+        let passes = "⟲ ×\(state.passes)" + (state.loopCache == .replay ? " replayed" : "")
         return [
             "A \(time(state.a))   B \(time(state.b))   length \(length)   \(passes)",
             "A \(time(state.a))  B \(time(state.b))  \(length)  \(passes)",

@@ -74,7 +74,7 @@ public final class StatusLineSink: OutputSink {
     public func status(_ s: StatusSnapshot, force: Bool) {
         guard Terminal.stderrIsTerminal || force else { return }
         let symbol = s.state == "playing" ? "▶" : (s.state == "paused" ? "‖" : (s.state == "ended" ? "■" : "…"))
-        let loop = s.loopOn ? "  ⟲ \(s.time(s.a)) – \(s.time(s.b)) ×\(s.passes)" : ""
+        let loop = s.loopOn ? "  ⟲ \(s.time(s.a)) – \(s.time(s.b)) ×\(s.passes)" + (s.loopCache == .replay ? " replayed" : "") : ""
         let stretch = s.rate != 1 || s.pitch != 0 ? "  \(Int((s.rate * 100).rounded())) %" + (s.pitch != 0 ? " \(s.pitch > 0 ? "+" : "")\(s.pitch) st" : "") : ""
         let waiting = s.state == "waiting for transport" ? "  waiting for transport" : ""
         let text = "\(symbol) \(s.time(s.frame)) / \(s.time(s.duration))\(stretch)\(loop)\(waiting)  vol \(Volume.describe(s.volume))  underruns \(s.underruns)   (? keys)"

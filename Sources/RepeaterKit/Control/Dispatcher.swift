@@ -356,6 +356,9 @@ public final class Dispatcher: CommandSink {
             case .isolation(let delay):
                 takePractice.isolationDelay = delay
                 isolationApplied(delayFrames: delay, source: source)
+            case .loopCache(let state, let reason):
+                let note = reason == .tooLong ? "the loop is too long for the loop cache (\(engine.configuration.loopCacheBytes >> 20) MiB): it plays live" : nil
+                output.event(PlayerEvent("loop-cache", note: note) { $0.add("state", state.name); $0.add("reason", reason.name) })
             case .isolationRefused:
                 reject("this isolation needs a stereo file", source: source, reply: source == .osc ? lastReply : nil)
             case .refused(let reason, let frame):

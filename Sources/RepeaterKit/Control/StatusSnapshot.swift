@@ -21,6 +21,8 @@ public struct StatusSnapshot: Sendable {
     public var pan = 0.0
     /// Frames the stretcher delays the output by.
     public var latency = 0
+    /// The loop cache: off, keeping a pass, or replaying it.
+    public var loopCache = LoopCacheState.off
     public var meterStage = MeterStage.post
     /// One per channel of the stage shown.
     public var levels: [ChannelLevel] = []

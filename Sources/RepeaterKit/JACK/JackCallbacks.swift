@@ -104,6 +104,7 @@ final class JackProcessContext: @unchecked Sendable {
             }
         }
         engine.render(frameCount: Int(frameCount), outputs: buffers)
+        repeaterWakeReader(engine)
         captureInputs(frameCount, tag: tag, disturbed: skipped, reported: reported)
         load.record(busyMicroseconds: Int(jack_get_time() &- start), frames: Int(frameCount))
     }
@@ -118,6 +119,15 @@ final class JackProcessContext: @unchecked Sendable {
         }
         capture.process(inputs: inputBuffers, outputs: buffers, outputCount: channelCount, frameCount: Int(frameCount), tag: tag,
                         disturbed: disturbed, reported: reported)
+    }
+}
+
+/// Real-time thread, after a render: the engine asked the disk reader something (a seek, a loop
+/// head): wake it (a semaphore post: at most a futex wake, never a wait).
+@inline(__always)
+func repeaterWakeReader(_ engine: Engine) {
+    if engine.readerRequests.count > 0, let semaphore = UnsafeMutablePointer<sem_t>(bitPattern: engine.controls.readerWake.load(ordering: .relaxed)) {
+        sem_post(semaphore)
     }
 }
 

@@ -212,14 +212,15 @@ public final class JackClient: TransportControl, RecordingPorts {
     public var outputPortNames: [String] { ports.map { String(cString: jack_port_name($0)) } }
 
     /// Hands the engine to the process callback (rendering `renderAhead` periods ahead on a real-time
-    /// helper thread, or in the callback itself when 0). Before `activate`.
-    public func attach(engine: Engine, renderAhead: Int = 0) {
+    /// helper thread, or in the callback itself when 0; with `adaptive`, ahead only while Rubber Band
+    /// runs: `RenderAhead`). Before `activate`.
+    public func attach(engine: Engine, renderAhead: Int = 0, adaptive: Bool = false) {
         precondition(!active && context == nil && !ports.isEmpty)
         // The buffers the engine renders: the outputs, then the click port when there is one.
         let rendered = ports + (clickPort.map { [$0] } ?? [])
         precondition(rendered.count == engine.renderChannelCount, "the engine renders \(engine.renderChannelCount) buffers, \(rendered.count) ports")
         if renderAhead > 0 {
-            let helper = RenderAhead(engine: engine, channelCount: rendered.count, sampleRate: sampleRate, depth: renderAhead)
+            let helper = RenderAhead(engine: engine, channelCount: rendered.count, sampleRate: sampleRate, depth: renderAhead, adaptive: adaptive)
             if helper.start(client: handle) { ahead = helper }
         }
         let context = Unmanaged.passRetained(JackProcessContext(client: handle, engine: engine, ports: rendered, midiPort: midiPort,

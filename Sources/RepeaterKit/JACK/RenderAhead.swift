@@ -18,10 +18,20 @@ import Synchronization
 /// callback keeps playing what is there; the next job makes up); only an empty FIFO is a dropout
 /// (`late`). Everything the engine renders is `depth` periods later than in the callback: MIDI
 /// presses and transport changes act that much later, and "A/B here" subtracts it (`aheadFrames`).
+///
+/// `adaptive` (`--render-ahead auto`, the default on a real-time server): only while Rubber Band
+/// runs (or is about to: `EngineStatus.wantsRenderAhead`). Bypass and the resampler cost the
+/// callback next to nothing, and waking a helper every period costs more than they do (on this VM
+/// the helper's wake-ups were a third of a speed-1 player's CPU): then the callback renders for
+/// itself, with this cycle's MIDI events and transport. Going ahead, the
+/// callback renders `depth` extra periods at once (the engine is still cheap: it starts Rubber
+/// Band only once `EngineControls.renderAheadReady` says the helper renders); going back (after a
+/// second without Rubber Band) it stops posting jobs and plays out what the FIFO holds. The output
+/// stays one continuous stream of the engine's frames either way.
 public final class RenderAhead: @unchecked Sendable {
     let engine: Engine
     let channelCount: Int
-    /// The helper's render time per job (the engine's own load, wherever it runs).
+    /// The engine's render time per job, or per render in the callback (its own load, wherever it runs).
     public let load: CallbackLoad
     /// Cycles the helper had not finished in time (the callback played what it had).
     public let late = Atomic<Int>(0)
@@ -49,14 +59,24 @@ public final class RenderAhead: @unchecked Sendable {
     /// a cycle whose job still runs keeps its events here for the next job, so none is lost.
     private let pendingMIDI: MIDIEventList
     private let wake: UnsafeMutablePointer<sem_t>
+    /// The helper renders (jobs are posted); else the callback renders for itself.
+    private var aheadMode: Bool
+    /// Ahead only while the engine wants it (else always).
+    let adaptive: Bool
+    /// Callback cycles since the engine last wanted the helper.
+    private var cyclesUnwanted = 0
+    private let sampleRate: Int
     private let stopRequested = Atomic<Bool>(false)
     private var thread = pthread_t()
     private var running = false
 
-    init(engine: Engine, channelCount: Int, sampleRate: Int, depth: Int = 1) {
+    init(engine: Engine, channelCount: Int, sampleRate: Int, depth: Int = 1, adaptive: Bool = false) {
         self.engine = engine
+        self.adaptive = adaptive
+        aheadMode = !adaptive
         self.depth = depth
         self.channelCount = channelCount
+        self.sampleRate = sampleRate
         load = CallbackLoad(sampleRate: sampleRate)
         fifo = .allocate(capacity: fifoCapacity * channelCount)
         fifo.initialize(repeating: 0, count: fifoCapacity * channelCount)
@@ -95,6 +115,8 @@ public final class RenderAhead: @unchecked Sendable {
             result = jack_client_create_thread(client, &thread, 0, 0, repeaterRenderAheadThread, argument)
         }
         running = result == 0
+        // Adaptive, the callback renders first; Rubber Band waits until the helper does.
+        if running, adaptive { engine.controls.renderAheadReady.store(false, ordering: .relaxed) }
         return running
     }
 
@@ -105,6 +127,7 @@ public final class RenderAhead: @unchecked Sendable {
         sem_post(wake)
         pthread_join(thread, nil)
         running = false
+        engine.controls.renderAheadReady.store(true, ordering: .relaxed)
     }
 
     /// Real-time thread (the process callback). Fills `outputs` with `frameCount` frames; returns
@@ -115,22 +138,6 @@ public final class RenderAhead: @unchecked Sendable {
     @discardableResult
     func process(frameCount: Int, outputs: UnsafePointer<UnsafeMutablePointer<Float>>, client: OpaquePointer,
                  midiBuffer: UnsafeMutableRawPointer?) -> (tag: Int, short: Bool) {
-        // The helper's job done? Then the engine is the callback's until the next post.
-        let owned = jobDone.load(ordering: .acquiring) == jobRequested.load(ordering: .relaxed)
-        if owned, fifoIndices.readableCount() < frameCount {
-            // The first cycle, or a larger period: render what is missing now.
-            engine.controls.aheadFrames.store(fifoIndices.readableCount(), ordering: .relaxed)
-            renderIntoFIFO(frameCount - fifoIndices.readableCount())
-        }
-        callbackCycle &+= 1
-        let tag = fifoIndices.consumerPosition()
-        let available = min(frameCount, fifoIndices.readableCount())
-        takeFromFIFO(available, into: outputs)
-        if available < frameCount {  // the helper has not caught up: silence, counted
-            late.add(1, ordering: .relaxed)
-            lastLateCycle.store(callbackCycle, ordering: .relaxed)
-            for channel in 0..<channelCount { for i in available..<frameCount { outputs[channel][i] = 0 } }
-        }
         // This cycle's MIDI events are copied out now (the port's buffer is only valid in this cycle).
         if let midiBuffer {
             let count = jack_midi_get_event_count(midiBuffer)
@@ -143,11 +150,30 @@ public final class RenderAhead: @unchecked Sendable {
                 index &+= 1
             }
         }
+        // The helper's job done? Then the engine is the callback's until the next post.
+        let owned = jobDone.load(ordering: .acquiring) == jobRequested.load(ordering: .relaxed)
+        let rolling = jack_transport_query(client, nil).rawValue == JackTransportRolling.rawValue
+        if owned {
+            chooseMode(frameCount: frameCount, rolling: rolling)
+            if fifoIndices.readableCount() < frameCount {
+                // Rendering for itself, or the first cycle, or a larger period: render what is missing now.
+                renderDirectly(frameCount - fifoIndices.readableCount(), rolling: rolling)
+            }
+        }
+        callbackCycle &+= 1
+        let tag = fifoIndices.consumerPosition()
+        let available = min(frameCount, fifoIndices.readableCount())
+        takeFromFIFO(available, into: outputs)
+        if available < frameCount {  // the helper has not caught up: silence, counted
+            late.add(1, ordering: .relaxed)
+            lastLateCycle.store(callbackCycle, ordering: .relaxed)
+            for channel in 0..<channelCount { for i in available..<frameCount { outputs[channel][i] = 0 } }
+        }
         // A job still runs (it overran its period): its events wait for the next job, a period later.
-        guard owned else { return (tag, available < frameCount) }
+        guard owned, aheadMode else { return (tag, available < frameCount) }
         // The next job: this cycle's transport, the MIDI events taken since the last job, and what
         // brings the FIFO to `depth` periods.
-        jobRolling = jack_transport_query(client, nil).rawValue == JackTransportRolling.rawValue
+        jobRolling = rolling
         jobMIDI.take(from: pendingMIDI)
         let queued = fifoIndices.readableCount()
         jobFrames = max(0, depth * frameCount - queued)
@@ -156,6 +182,46 @@ public final class RenderAhead: @unchecked Sendable {
         jobRequested.add(1, ordering: .releasing)
         sem_post(wake)
         return (tag, available < frameCount)
+    }
+
+    /// The callback owns the engine: render ahead on the helper while the engine wants it (entering:
+    /// the callback renders `depth` periods more now, then tells the engine the helper renders);
+    /// after a second without, render in the callback again.
+    @inline(__always)
+    private func chooseMode(frameCount: Int, rolling: Bool) {
+        guard adaptive else { return }
+        let wanted = engine.status.wantsRenderAhead.load(ordering: .relaxed)
+        if wanted {
+            cyclesUnwanted = 0
+            if !aheadMode {
+                let want = (depth + 1) * frameCount
+                if fifoIndices.readableCount() < want { renderDirectly(want - fifoIndices.readableCount(), rolling: rolling) }
+                aheadMode = true
+                engine.controls.renderAheadReady.store(true, ordering: .relaxed)
+            }
+        } else if aheadMode {
+            cyclesUnwanted += 1
+            if cyclesUnwanted * frameCount >= sampleRate {
+                aheadMode = false
+                engine.controls.renderAheadReady.store(false, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// The callback renders `frameCount` frames itself, with this cycle's transport and the MIDI
+    /// events taken since the engine last rendered.
+    @inline(__always)
+    private func renderDirectly(_ frameCount: Int, rolling: Bool) {
+        engine.setTransport(rolling: rolling)
+        for index in 0..<pendingMIDI.count.pointee {
+            engine.receiveMIDI(offset: pendingMIDI.offsets[index], bytes: pendingMIDI.bytes + index * 4, count: pendingMIDI.sizes[index])
+        }
+        pendingMIDI.count.pointee = 0
+        engine.controls.aheadFrames.store(fifoIndices.readableCount(), ordering: .relaxed)
+        let started = jack_get_time()
+        renderIntoFIFO(frameCount)
+        repeaterWakeReader(engine)
+        load.record(busyMicroseconds: Int(jack_get_time() &- started), frames: frameCount)  // (the engine's load, wherever it renders)
     }
 
     /// The helper thread's loop: a job per post.
@@ -173,6 +239,7 @@ public final class RenderAhead: @unchecked Sendable {
                 engine.receiveMIDI(offset: jobMIDI.offsets[index], bytes: jobMIDI.bytes + index * 4, count: jobMIDI.sizes[index])
             }
             renderIntoFIFO(jobFrames, chunk: jobChunk)
+            repeaterWakeReader(engine)
             if jobFrames > 0 { load.record(busyMicroseconds: Int(jack_get_time() &- started), frames: jobFrames) }
             repeater_rtprobe_leave()
             jobDone.store(requested, ordering: .releasing)

@@ -49,6 +49,7 @@ extension Player {
         s.volume = engine.controls.volume.load(ordering: .relaxed)
         s.pan = engine.controls.pan.load(ordering: .relaxed)
         s.latency = engine.status.processingLatency.load(ordering: .relaxed)
+        s.loopCache = LoopCacheState(rawValue: engine.status.loopCache.load(ordering: .relaxed)) ?? .off
         s.meterStage = options.meterStage
         s.levels = measurements.levels(options.meterStage)
         s.sessionPath = keeper.path ?? ""

@@ -96,7 +96,8 @@ public final class Player {
     /// The line a drill in the session starts (or goes on) at.
     private var drillLine: MapLine? { lines?.drillLine(keeper.session) }
 
-    /// The engine at the server's rate: a file at another rate is resampled by the stretcher.
+    /// The engine at the server's rate: a file at another rate is resampled (by libsoxr at speed 1
+    /// and pitch 0, else by the stretcher).
     private func makeEngine(outputRate: Int) throws(RepeaterError) {
         var configuration = self.configuration
         configuration.sampleRate = outputRate
@@ -187,7 +188,7 @@ public final class Player {
         Engine.warmUpRuntime()  // the Swift runtime's first-use work happens here, not on the audio thread
         // On a real-time server: two periods ahead. Measured on a 2-vCPU VM, Rubber Band's bursts (up to
         // 1–3 periods of work in one job) left one period of slack late 29–36 times in 80 s, two 0–3.
-        client.attach(engine: engine, renderAhead: options.renderAhead ?? (client.isRealtime ? 2 : 0))
+        client.attach(engine: engine, renderAhead: options.renderAhead ?? (client.isRealtime ? 2 : 0), adaptive: options.renderAhead == nil)
         _ = repeater_rtprobe_init()
         try client.activate()
         connectPorts(client)

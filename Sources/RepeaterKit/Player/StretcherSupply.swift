@@ -17,8 +17,8 @@ public final class StretcherSupply {
     public let kind: Stretcher.Kind
     private let engine: Engine
     private let sampleRate: Int
-    /// Used stretchers waiting to be re-armed, at most `sparesPerFlavour` of each (plain and
-    /// pitch-consistent): the engine never holds more than a running one and an incoming one.
+    /// Used stretchers waiting to be re-armed, at most `sparesPerFlavour` of each (plain,
+    /// pitch-consistent, resampler): the engine never holds more than a running one and an incoming one.
     private var spares: [UnsafeMutablePointer<Stretcher>] = []
     private let sparesPerFlavour = 2
     /// `REPEATER_STRETCHER_REUSE=0` frees used stretchers and builds each one new, as before:
@@ -27,35 +27,47 @@ public final class StretcherSupply {
     /// Stretchers built, and used ones re-armed, so far.
     public private(set) var built = 0, rearmed = 0
 
+    /// The loop cache's buffers, serviced with the stretchers.
+    public let loopCaches: LoopCacheSupply
+
     public init(engine: Engine, kind: Stretcher.Kind, sampleRate: Int) {
         self.engine = engine
+        loopCaches = LoopCacheSupply(engine: engine)
         self.kind = kind
         self.sampleRate = sampleRate
     }
 
     /// Control thread, often (each loop turn): takes back used stretchers; queues a primed one when
-    /// the targets need stretching and none is queued: with Rubber Band's PitchHighConsistency only
-    /// when the pitch moves or the file's rate differs (a speed-only stretcher costs 20–40 % less),
-    /// at speed 1 when the engine is in bypass (it pre-rolls the fresh one at the speed that plays,
-    /// and glides after the crossfade), else at the targets (a start, a seek, a change of kind).
+    /// the targets need one and none is queued: the resampler (libsoxr) where only the file's rate
+    /// differs from the output's (speed 1, pitch 0); else Rubber Band, with PitchHighConsistency
+    /// only when the pitch moves or the file's rate differs (a speed-only stretcher costs 20–40 %
+    /// less), at speed 1 when the engine is in bypass (it pre-rolls the fresh one at the speed that
+    /// plays, and glides after the crossfade), else at the targets (a start, a seek, a change of kind).
     public func service() {
+        loopCaches.service()
         while let bits = engine.usedStretchers.pop() { takeBack(bits) }
         let speed = engine.controls.speed.load(ordering: .relaxed)
         let pitch = engine.controls.pitchSemitones.load(ordering: .relaxed)
         let base = engine.configuration.baseRate
         guard speed != 1 || pitch != 0 || base != 1, engine.freshStretchers.count == 0 else { return }
-        let consistent = pitch != 0 || base != 1
-        let atTargets = engine.status.stretching.load(ordering: .relaxed) || engine.status.cycles.load(ordering: .relaxed) == 0
-        let timeRatio = atTargets ? 1 / (base * speed) : 1
-        let pitchScale = atTargets ? base * pitchScale(semitones: consistent ? pitch : 0) : 1
-        let timing = Self.timing(kind: kind, pitchConsistent: consistent, sampleRate: sampleRate)
+        let flavour = Stretcher.Flavour(speed: speed, pitch: pitch, baseRate: base)
         let stretcher: UnsafeMutablePointer<Stretcher>
-        if let index = spares.firstIndex(where: { $0.pointee.pitchConsistent == consistent }) {
+        if let index = spares.firstIndex(where: { $0.pointee.flavour == flavour }) {
             stretcher = spares.remove(at: index)
-            stretcher.pointee.timing = timing
+            if flavour != .resampler { stretcher.pointee.timing = Self.timing(kind: kind, pitchConsistent: flavour == .consistent, sampleRate: sampleRate) }
+            let (timeRatio, pitchScale) = startRatios(speed: speed, pitch: pitch, base: base, consistent: flavour == .consistent)
             stretcher.pointee.rearm(timeRatio: timeRatio, pitchScale: pitchScale)
             rearmed += 1
+        } else if flavour == .resampler {
+            guard let made = Stretcher(resamplingFrom: engine.configuration.sourceSampleRate, to: sampleRate,
+                                       channelCount: engine.channelCount, kind: kind) else { return }
+            stretcher = .allocate(capacity: 1)
+            stretcher.initialize(to: made)
+            built += 1
         } else {
+            let consistent = flavour == .consistent
+            let (timeRatio, pitchScale) = startRatios(speed: speed, pitch: pitch, base: base, consistent: consistent)
+            let timing = Self.timing(kind: kind, pitchConsistent: consistent, sampleRate: sampleRate)
             stretcher = .allocate(capacity: 1)
             stretcher.initialize(to: Stretcher(kind: kind, sampleRate: sampleRate, channelCount: engine.channelCount,
                                                timeRatio: timeRatio, pitchScale: pitchScale,
@@ -65,8 +77,16 @@ public final class StretcherSupply {
         if !engine.freshStretchers.push(UInt(bitPattern: stretcher)) { takeBack(UInt(bitPattern: stretcher)) }
     }
 
-    /// Each kind of stretcher's timing, measured once per process (`StretchTiming.measure`, about
-    /// 0.3 s of CPU for R3): a measurement under way is waited for, not made twice.
+    /// The ratios a Rubber Band stretcher is armed at: the targets when the engine stretches (or
+    /// has not started), else speed 1 (it is pre-rolled at the speed that plays).
+    private func startRatios(speed: Double, pitch: Double, base: Double, consistent: Bool) -> (time: Double, pitch: Double) {
+        let atTargets = engine.status.stretching.load(ordering: .relaxed) || engine.status.cycles.load(ordering: .relaxed) == 0
+        return (atTargets ? 1 / (base * speed) : 1, atTargets ? base * pitchScale(semitones: consistent ? pitch : 0) : 1)
+    }
+
+    /// Each kind of stretcher's timing, measured once per build (`StretchTiming.measure`, about
+    /// 0.3 s of CPU for R3; kept in `StretchTimingCache`): a measurement under way is waited for,
+    /// not made twice.
     private static let timings = Mutex<[String: (semaphore: DispatchSemaphore, timing: StretchTiming?)]>([:])
 
     static func timing(kind: Stretcher.Kind, pitchConsistent: Bool, sampleRate: Int) -> StretchTiming {
@@ -83,7 +103,13 @@ public final class StretcherSupply {
             entry.semaphore.signal()
             return timings.withLock { $0[key]?.timing } ?? .unknown
         }
-        let measured = StretchTiming.measure(kind: kind, pitchConsistent: pitchConsistent, sampleRate: sampleRate)
+        var measured: StretchTiming
+        if let cached = StretchTimingCache.load(kind: kind, pitchConsistent: pitchConsistent, sampleRate: sampleRate) {
+            measured = cached
+        } else {
+            measured = StretchTiming.measure(kind: kind, pitchConsistent: pitchConsistent, sampleRate: sampleRate)
+            StretchTimingCache.store(measured, kind: kind, pitchConsistent: pitchConsistent, sampleRate: sampleRate)
+        }
         timings.withLock { $0[key]?.timing = measured }
         entry.semaphore.signal()
         return measured
@@ -104,6 +130,7 @@ public final class StretcherSupply {
 
     /// After the audio thread has stopped: frees whatever is still queued either way, and the spares.
     public func drain() {
+        loopCaches.drain()
         while let bits = engine.usedStretchers.pop() { free(bits) }
         while let bits = engine.freshStretchers.pop() { free(bits) }
         while let spare = spares.popLast() { free(UInt(bitPattern: spare)) }
@@ -111,8 +138,8 @@ public final class StretcherSupply {
 
     private func takeBack(_ bits: UInt) {
         guard let pointer = UnsafeMutablePointer<Stretcher>(bitPattern: bits) else { return }
-        let flavour = pointer.pointee.pitchConsistent
-        if reuse, spares.count(where: { $0.pointee.pitchConsistent == flavour }) < sparesPerFlavour {
+        let flavour = pointer.pointee.flavour
+        if reuse, spares.count(where: { $0.pointee.flavour == flavour }) < sparesPerFlavour {
             spares.append(pointer)
         } else {
             free(bits)
