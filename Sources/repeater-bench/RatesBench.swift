@@ -36,10 +36,12 @@ struct RatesBench {
                 var players: [(String, String, String)] = [("repeater own", repeater, own), ("repeater other", repeater, other)]
                 if let before { players.append(("before other", before, other)) }
                 if round == 1 {
-                    // Once, unmeasured: a second of each, so that the stretcher timing the player
-                    // measures on its first start on a machine (StretchTimingCache) is not counted.
+                    // Once, unmeasured: four seconds of each, so that the stretcher timings the
+                    // player measures on its first start on a machine at this rate (StretchTimingCache:
+                    // about a second of CPU at normal priority, beside the playing) are kept and not
+                    // counted. (One second was too short: the first measured run paid them.)
                     for (_, binary, file) in players {
-                        _ = measure(binary, ["play", file, "--connect", "none", "--status", "none", "--no-session", "--loop", "0-1", "--loops", "1"], environment)
+                        _ = measure(binary, ["play", file, "--connect", "none", "--status", "none", "--no-session", "--loop", "0-4", "--loops", "1"], environment)
                     }
                 }
                 for (label, binary, file) in players {
