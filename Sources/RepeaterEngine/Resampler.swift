@@ -99,10 +99,16 @@ public struct Resampler: ~Copyable, @unchecked Sendable {
         historyFrames = Int(Double(delayFrames) * step) + 16
     }
 
+    /// Feeds `frameCount` frames of silence, a block (the silence buffer's length) at most at a time.
     private mutating func feedSilence(_ frameCount: Int) {
-        for channel in 0..<channelCount { inputs[channel] = UnsafeRawPointer(silence) }
-        run(frameCount)
-        fifoStart = fifoEnd  // (nothing of it is wanted)
+        var left = frameCount
+        while left > 0 {
+            let n = min(blockFrames, left)
+            for channel in 0..<channelCount { inputs[channel] = UnsafeRawPointer(silence) }
+            run(n)
+            fifoStart = fifoEnd  // (nothing of it is wanted)
+            left -= n
+        }
     }
 
     /// Audio thread. Output frames ready.
