@@ -15,6 +15,7 @@ extension Engine {
         while let bits = beatTables.pop() {
             guard let table = UnsafeMutablePointer<BeatTable>(bitPattern: bits) else { continue }
             if let old = beatTable, !usedBeatTables.push(UInt(bitPattern: old)) { status.lostRequests.add(1, ordering: .relaxed) }
+            controlWorkPending = true
             beatTable = table
             beatCursorFrame = -1
         }

@@ -166,6 +166,7 @@ extension Engine {
 
     private func pushReport(_ report: MIDIReport) {
         if !midiReports.push(report) { status.lostEvents.add(1, ordering: .relaxed) }
+        controlWorkPending = true
     }
 
     // MARK: transport

@@ -48,6 +48,7 @@ extension Engine {
               let fresh = UnsafeMutablePointer<LoopCache>(bitPattern: bits) else { return }
         if let old = loopCache, !usedLoopCaches.push(UInt(bitPattern: old)) { status.lostRequests.add(1, ordering: .relaxed) }
         loopCache = fresh
+        controlWorkPending = true
         status.loopCacheCapacity.store(fresh.pointee.capacityFrames, ordering: .relaxed)
     }
 
@@ -66,7 +67,10 @@ extension Engine {
                 wanted = estimate + estimate / 8 + 4096
             }
         }
-        status.loopCacheWanted.store(wanted, ordering: .relaxed)
+        if status.loopCacheWanted.load(ordering: .relaxed) != wanted {
+            status.loopCacheWanted.store(wanted, ordering: .relaxed)
+            controlWorkPending = true
+        }
     }
 
     /// Output frames of one pass of the loop as it now plays: A…B and the gap (or the count-in).

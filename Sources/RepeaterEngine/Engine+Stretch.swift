@@ -150,6 +150,7 @@ extension Engine {
     /// one can; the resampler only the file's rate); one that cannot goes back to be freed.
     private func takeFresh(_ wanted: Stretcher.Flavour) -> UnsafeMutablePointer<Stretcher>? {
         guard let bits = freshStretchers.pop(), let fresh = UnsafeMutablePointer<Stretcher>(bitPattern: bits) else { return nil }
+        controlWorkPending = true  // (the supply primes the next)
         let flavour = fresh.pointee.flavour
         if flavour == wanted { return fresh }
         if flavour == .consistent, wanted == .plain { return fresh }
@@ -159,6 +160,7 @@ extension Engine {
 
     func giveBack(_ used: UnsafeMutablePointer<Stretcher>) {
         if !usedStretchers.push(UInt(bitPattern: used)) { status.lostRequests.add(1, ordering: .relaxed) }
+        controlWorkPending = true
     }
 
     /// The output is stretched: a stretcher runs, or the loop cache replays a stretched pass.

@@ -69,6 +69,7 @@ extension Engine {
     func dropTake() {
         guard let take = takeTrack else { return }
         if !usedTakes.push(UInt(bitPattern: take)) { status.lostRequests.add(1, ordering: .relaxed) }
+        controlWorkPending = true
         takeTrack = nil
         takeStart = Int.min / 2
         earlierTakeStart = Int.min / 2

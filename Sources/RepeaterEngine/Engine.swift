@@ -132,6 +132,9 @@ public final class Engine: @unchecked Sendable {
     // ---- audio-thread state (internal: shared by the Engine+… files) ----
     var playhead: Int
     var generation: UInt32 = 0
+    /// Something was handed to the control thread (an event, a MIDI report, a buffer given back, a
+    /// request for memory) that it has not been woken for yet (`takeControlWork`).
+    var controlWorkPending = false
     /// Storage slot of the ring block being read, or -1.
     var currentSlot = -1
     var currentTag = BlockTag(startFrame: 0, frameCount: 0, generation: 0)
@@ -683,6 +686,19 @@ public final class Engine: @unchecked Sendable {
 
     func post(_ event: EngineEvent, source: CommandSource) {
         if !events.push(SourcedEvent(event: event, source: source)) { status.lostEvents.add(1, ordering: .relaxed) }
+        controlWorkPending = true
+    }
+
+    /// Real-time thread, after a render: true when the control thread has something to take from
+    /// the engine and sleeps (`EngineControls.controlAsleep`): the caller then wakes it
+    /// (`controlWake`). Work handed over while it is awake stays pending until it next sleeps, so a
+    /// wake-up is never lost, and a control thread with nothing to do is woken by no cycle.
+    @inline(__always)
+    public func takeControlWork() -> Bool {
+        guard controlWorkPending, controls.controlAsleep.load(ordering: .relaxed),
+              controls.controlAsleep.exchange(false, ordering: .sequentiallyConsistent) else { return false }
+        controlWorkPending = false
+        return true
     }
 
     func request(_ request: ReaderRequest) {

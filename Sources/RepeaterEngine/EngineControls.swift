@@ -16,6 +16,11 @@ public struct EngineControls: ~Copyable, Sendable {
     /// The disk reader's wake-up (the address of its semaphore, 0: none): the JACK binding posts it
     /// when the engine has asked the reader something, so the reader can sleep long otherwise.
     public let readerWake = Atomic<UInt>(0)
+    /// The control thread's wake-up (an eventfd, -1: none) and whether it sleeps on it: the JACK
+    /// binding posts it after a render that handed the control thread something
+    /// (`Engine.takeControlWork`), so the control thread sleeps until then or its next status.
+    public let controlWake = Atomic<Int32>(-1)
+    public let controlAsleep = Atomic<Bool>(false)
     /// A loop at a steady speed replays its stretched pass from memory (`--loop-cache`).
     public let loopCacheOn = Atomic<Bool>(true)
     /// Playback speed (1: as recorded; 0.8: 80 %).

@@ -93,6 +93,33 @@ extension JackSuites {
             #expect(numbers.count == 2 && numbers[0] >= 1024 && numbers[0] == numbers[1], "jack_lsp: \(lsp.stdout)")
         }
 
+        @Test("a steady player's control thread sleeps until it has something to do: about one wake-up per status line and per event (it looked 50 times a second)")
+        func controlThreadSleeps() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            try writeRamp(path: scratch.file("ramp.wav"), frames: 48_000 * 60, channels: 2, format: .wav16)
+            let player = try Child(repeaterPath, ["play", "ramp.wav", "--server", server.name, "--connect", "none", "--status", "json",
+                                                  "--loop", "0-0.35"], in: scratch.path)
+            let pid = player.process.processIdentifier
+            /// The main (control) thread's voluntary context switches: one per sleep it was woken from.
+            func wakeUps() -> Int? {
+                let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/status", encoding: .utf8)) ?? ""
+                let line = text.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
+                return line.flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
+            }
+            #expect(player.waitForOutput { statusLines($0).count >= 5 }, "\(player.stderr)")
+            let start = (wakeUps: try #require(wakeUps()), status: statusLines(player.stdout).count, wraps: events(player.stdout, "wrap").count)
+            #expect(player.waitForOutput(timeout: 30) { statusLines($0).count >= start.status + 30 })
+            let end = (wakeUps: try #require(wakeUps()), stdout: player.stdout)
+            player.send("quit")
+            #expect(player.finish(timeout: 10).status == 0)
+            let status = statusLines(end.stdout).count - start.status, wraps = events(end.stdout, "wrap").count - start.wraps
+            let perLine = Double(end.wakeUps - start.wakeUps) / Double(status + wraps)
+            print("control thread: \(end.wakeUps - start.wakeUps) wake-ups for \(status) status lines and \(wraps) wraps: \(String(format: "%.2f", perLine)) a line")
+            #expect(wraps >= 5, "a 0.35 s loop wraps about 9 times in 30 status windows")
+            #expect(perLine < 2.5, "at 50 wake-ups a second it was about 4 a line")
+        }
+
         @Test("--start-server plays on a private server, says which, and stops it on exit")
         func startServer() throws {
             let scratch = ScratchDirectory()

@@ -211,3 +211,42 @@ struct EngineControlTests {
         #expect(counts.allocs == 0 && counts.frees == 0 && counts.locks == 0, "allocs \(counts.allocs) frees \(counts.frees) locks \(counts.locks)")
     }
 }
+
+@Suite("waking the control thread")
+struct ControlWakeTests {
+    /// The JACK binding asks `takeControlWork` after every render and writes the control thread's
+    /// eventfd when it says so; the control thread marks itself asleep around its poll.
+    @Test("a render that hands the control thread an event wakes it once it sleeps, never twice for one hand-over, and a quiet render never")
+    func wakesOnlyForWork() {
+        let a = 1000, length = 2000
+        let engine = Engine(.init(channelCount: 2, sourceFrameCount: 200_000, startFrame: a, blockFrames: 1024, blockCount: 16,
+                                  headFrames: 8192, loop: (a: a, b: a + length)))
+        let feeder = RampFeeder(engine: engine, totalFrames: 200_000)
+        let driver = CycleDriver(engine: engine)
+        // Warm up: the start's own events (and the first wrap) are handed over while it is awake.
+        driver.run(total: 4096, pattern: [256], feeder: feeder)
+        #expect(!engine.takeControlWork(), "awake: no wake-up is written")
+        engine.controls.controlAsleep.store(true, ordering: .sequentiallyConsistent)
+        #expect(engine.takeControlWork(), "what was handed over while it was awake wakes it when it sleeps")
+        let asleep = engine.controls.controlAsleep.load(ordering: .relaxed)
+        #expect(!asleep, "the waker marks it awake")
+        #expect(!engine.takeControlWork(), "one wake-up for one hand-over")
+        _ = driver.events()
+        // Asleep through cycles without a wrap: no wake-up; the cycle with a wrap: one.
+        engine.controls.controlAsleep.store(true, ordering: .sequentiallyConsistent)
+        var wokenAt: [Int] = []
+        var rendered = 4096
+        for _ in 0..<40 {
+            driver.cycle(256, feeder: feeder)
+            rendered += 256
+            if engine.takeControlWork() {
+                wokenAt.append(rendered)
+                engine.controls.controlAsleep.store(true, ordering: .sequentiallyConsistent)  // it sleeps again
+            }
+        }
+        let wraps = wrapEvents(driver.events()).map(\.outputFrame)
+        #expect(wraps.count == 5)
+        // Each wrap wakes it in the cycle that rendered it, and nothing else does.
+        #expect(wokenAt == wraps.map { ($0 / 256 + 1) * 256 }, "woken after \(wokenAt), wraps at \(wraps)")
+    }
+}

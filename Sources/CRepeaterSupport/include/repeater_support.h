@@ -28,6 +28,13 @@ int repeater_signal_fd(void);
 /// The first signal received since the last call (0 if none); drains the pipe.
 int repeater_signal_take(void);
 
+/// A wake-up the real-time thread can give a thread asleep in poll(): an eventfd (non-blocking,
+/// close-on-exec), or -1 with errno. `post` adds 1 to its counter (one write(2) that never blocks:
+/// no lock, no allocation); `drain` reads it back to 0.
+int repeater_wake_create(void);
+void repeater_wake_post(int fd);
+void repeater_wake_drain(int fd);
+
 // ---- Memory -----------------------------------------------------------------------------------
 /// Gives the free memory the allocator holds back to the system (glibc's malloc_trim(0)). Only
 /// for threads that are not real-time: it walks every arena under its lock.

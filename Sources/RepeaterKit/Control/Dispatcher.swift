@@ -95,6 +95,10 @@ public final class Dispatcher: CommandSink {
     /// (a command is taken at the start of the next cycle; status is published at its end).
     var engineCaughtUp: Bool { engine.status.cycles.load(ordering: .relaxed) >= lastSentCycle + 2 }
 
+    /// The control loop has something to look at every 20 ms: commands queued behind the engine, a
+    /// command the engine has not taken yet, takes being written, or the last frame on its way out.
+    var waitsOnEngine: Bool { !queued.isEmpty || !engineCaughtUp || finishedCycle >= 0 || !takePractice.pending.isEmpty }
+
     /// Control loop: runs queued commands whose turn has come; true for quit.
     func runQueued() -> Bool {
         while let head = queued.first {

@@ -104,7 +104,7 @@ final class JackProcessContext: @unchecked Sendable {
             }
         }
         engine.render(frameCount: Int(frameCount), outputs: buffers)
-        repeaterWakeReader(engine)
+        repeaterWakeWaiters(engine)
         captureInputs(frameCount, tag: tag, disturbed: skipped, reported: reported)
         load.record(busyMicroseconds: Int(jack_get_time() &- start), frames: Int(frameCount))
     }
@@ -123,11 +123,17 @@ final class JackProcessContext: @unchecked Sendable {
 }
 
 /// Real-time thread, after a render: the engine asked the disk reader something (a seek, a loop
-/// head): wake it (a semaphore post: at most a futex wake, never a wait).
+/// head): wake it (a semaphore post: at most a futex wake, never a wait); it handed the sleeping
+/// control thread something (an event, a MIDI press, a buffer to free): wake that (an eventfd
+/// write, which never blocks).
 @inline(__always)
-func repeaterWakeReader(_ engine: Engine) {
+func repeaterWakeWaiters(_ engine: Engine) {
     if engine.readerRequests.count > 0, let semaphore = UnsafeMutablePointer<sem_t>(bitPattern: engine.controls.readerWake.load(ordering: .relaxed)) {
         sem_post(semaphore)
+    }
+    if engine.takeControlWork() {
+        let fd = engine.controls.controlWake.load(ordering: .relaxed)
+        if fd >= 0 { repeater_wake_post(fd) }
     }
 }
 

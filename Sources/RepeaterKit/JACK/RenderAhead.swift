@@ -220,7 +220,7 @@ public final class RenderAhead: @unchecked Sendable {
         engine.controls.aheadFrames.store(fifoIndices.readableCount(), ordering: .relaxed)
         let started = jack_get_time()
         renderIntoFIFO(frameCount)
-        repeaterWakeReader(engine)
+        repeaterWakeWaiters(engine)
         load.record(busyMicroseconds: Int(jack_get_time() &- started), frames: frameCount)  // (the engine's load, wherever it renders)
     }
 
@@ -239,7 +239,7 @@ public final class RenderAhead: @unchecked Sendable {
                 engine.receiveMIDI(offset: jobMIDI.offsets[index], bytes: jobMIDI.bytes + index * 4, count: jobMIDI.sizes[index])
             }
             renderIntoFIFO(jobFrames, chunk: jobChunk)
-            repeaterWakeReader(engine)
+            repeaterWakeWaiters(engine)
             if jobFrames > 0 { load.record(busyMicroseconds: Int(jack_get_time() &- started), frames: jobFrames) }
             repeater_rtprobe_leave()
             jobDone.store(requested, ordering: .releasing)

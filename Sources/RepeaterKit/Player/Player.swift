@@ -20,6 +20,10 @@ public final class Player {
     var engine: Engine!
     var reader: DiskReader!
     private var supply: StretcherSupply!
+    /// The audio thread's wake-up for the control loop (an eventfd; -1 if it could not be made).
+    private var controlWakeFD: Int32 = -1
+    /// The control loop's poll set (kept, so that a wait allocates nothing).
+    private var fds: [pollfd] = []
     var dispatcher: Dispatcher!
     var measurements: Measurements!
     var server: JackServerProcess?
@@ -108,6 +112,8 @@ public final class Player {
                                                                   highPath: options.chime.highPath),
                             clicks: Clicks.bank(sampleRate: outputRate))
         engine.controls.clickMix.store(options.clickMix, ordering: .relaxed)
+        if controlWakeFD < 0 { controlWakeFD = repeater_wake_create() }  // (-1: the loop ticks at 20 ms)
+        engine.controls.controlWake.store(controlWakeFD, ordering: .relaxed)
         engine.controls.speed.store(sound.speed, ordering: .relaxed)
         engine.controls.pitchSemitones.store(sound.pitch, ordering: .relaxed)
         self.engine = engine
@@ -274,7 +280,7 @@ public final class Player {
         let statusInterval = options.statusHz > 0 ? 1.0 / options.statusHz : 1.0
         var nextStatus = Date()
         while true {
-            waitForInput(timeoutMilliseconds: 20)
+            waitForInput(timeoutMilliseconds: waitMilliseconds(untilStatus: nextStatus))
             if repeater_signal_take() != 0 {
                 dispatcher.exitReason = "signal"
                 return .exit(0)
@@ -341,12 +347,30 @@ public final class Player {
         dispatcher.saveSession(reason: "file")
     }
 
+    /// How long the control loop may sleep. It is woken by its inputs (signals, keys, OSC, the
+    /// page) and by the audio thread when that hands it something (events, MIDI presses, buffers to
+    /// free, a request for loop-cache memory: `Engine.takeControlWork`), so it sleeps until the next
+    /// status window (at most 100 ms: the file watch, a server's shutdown, the map's progress). While
+    /// it waits on the engine (queued commands, takes being written, the end of the file) it looks
+    /// every 20 ms, as it did always before: 50 wake-ups a second were a fifth of a speed-1 player's
+    /// CPU.
+    private func waitMilliseconds(untilStatus nextStatus: Date) -> Int32 {
+        if controlWakeFD < 0 || dispatcher.waitsOnEngine { return 20 }
+        let untilStatus = Int(nextStatus.timeIntervalSinceNow * 1000) + 1
+        return Int32(max(0, min(100, untilStatus)))
+    }
+
     private func waitForInput(timeoutMilliseconds: Int32) {
-        var fds = [pollfd(fd: repeater_signal_fd(), events: Int16(POLLIN), revents: 0)]
+        fds.removeAll(keepingCapacity: true)
+        fds.append(pollfd(fd: repeater_signal_fd(), events: Int16(POLLIN), revents: 0))
         if stdin?.isOpen == true { fds.append(pollfd(fd: 0, events: Int16(POLLIN), revents: 0)) }
         if let osc { fds.append(pollfd(fd: osc.wakeFD, events: Int16(POLLIN), revents: 0)) }
         for fd in surfaceWakeFDs { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+        if controlWakeFD >= 0 { fds.append(pollfd(fd: controlWakeFD, events: Int16(POLLIN), revents: 0)) }
+        engine.controls.controlAsleep.store(true, ordering: .sequentiallyConsistent)
         _ = poll(&fds, nfds_t(fds.count), timeoutMilliseconds)
+        engine.controls.controlAsleep.store(false, ordering: .sequentiallyConsistent)
+        if controlWakeFD >= 0 { repeater_wake_drain(controlWakeFD) }
     }
 
     /// On the way out: lets the engine take what was sent (at most 0.3 s, only while the server runs),
@@ -396,6 +420,10 @@ public final class Player {
         if underruns > 0 { Console.warning("\(underruns) underruns: the disk reader was late \(underruns) times") }
         server?.stop()
         server = nil
+        if controlWakeFD >= 0 {
+            close(controlWakeFD)  // (the audio thread is gone: the client is closed)
+            controlWakeFD = -1
+        }
     }
 }
 
