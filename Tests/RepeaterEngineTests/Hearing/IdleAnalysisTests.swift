@@ -1,0 +1,72 @@
+import Foundation
+@testable import RepeaterEngine
+import Testing
+
+/// While neither `centre` nor `sides` runs, the splitter analyses one hop in four and folds those
+/// frames into its statistics with the smoothing raised to the 4th power (a quarter of the
+/// transforms, the same time constants). A switch into `centre` then has to sound as if the
+/// statistics had seen every hop.
+@Suite("Isolator: the statistics kept at a quarter of the rate while idle")
+struct IdleAnalysisTests {
+    /// A mix whose statistics matter: a centred melody (a tone changing every 0.3 s) over two
+    /// noise parts panned to either side, louder and softer in turn over seconds.
+    static func mix(frameCount: Int) -> [[Float]] {
+        let left = noise(frameCount: frameCount, amplitude: 0.3, seed: 11), right = noise(frameCount: frameCount, amplitude: 0.3, seed: 12)
+        var output = [[Float](repeating: 0, count: frameCount), [Float](repeating: 0, count: frameCount)]
+        var phase = 0.0
+        for i in 0..<frameCount {
+            let note = (i / 14_400) % 5, frequency = 220 * pow(2, Double([0, 4, 7, 9, 12][note]) / 12)
+            phase += 2 * Double.pi * frequency / 48_000
+            let centre = Float(0.4 * sin(phase))
+            let swell = Float(0.5 + 0.5 * sin(2 * Double.pi * Double(i) / (48_000 * 3)))
+            let a = left[i] * swell, b = right[i] * (1 - swell)
+            output[0][i] = centre + 0.9 * a + 0.3 * b  // constant-power pans of about ∓0.6
+            output[1][i] = centre + 0.3 * a + 0.9 * b
+        }
+        return output
+    }
+
+    /// The mix through an isolator that is `off` until `switchFrame` and then `centre`.
+    static func run(_ input: [[Float]], switchFrame: Int, everyHop: Bool) -> (output: [[Float]], hopsSinceFold: Int) {
+        var isolator = Isolator(channelCount: 2, sampleRate: 48_000)
+        isolator.splitter?.analysesEveryHopWhileIdle = everyHop
+        var hopsSinceFold = -1
+        let output = drive(input, blocks: [256]) { frame in
+            if frame == switchFrame {
+                hopsSinceFold = isolator.splitter?.hopsSinceFold ?? -1
+                isolator.setMode(.centre)
+            }
+        } process: { isolator.process($0, frameCount: $1) }
+        return (output, hopsSinceFold)
+    }
+
+    @Test("centre after 8 s of off sounds as if the statistics had followed every hop (within −40 dB), at every phase of the stride")
+    func switchAfterIdle() {
+        let total = 48_000 * 10
+        let input = Self.mix(frameCount: total)
+        // Switches 0, 1, 2 and 3 hops (of 512) after a strided analysis, about 8 s in (hop 752 is
+        // a multiple of 4: the first hop ends at frame 512).
+        for extraHops in 0..<StereoSplitter.idleStride {
+            let switchFrame = 512 * (752 + extraHops)
+            let strided = Self.run(input, switchFrame: switchFrame, everyHop: false)
+            let reference = Self.run(input, switchFrame: switchFrame, everyHop: true).output
+            var difference = 0.0, energy = 0.0, firstDifference = 0.0, firstEnergy = 0.0
+            for channel in 0..<2 {
+                for i in switchFrame..<total {
+                    let d = Double(strided.output[channel][i] - reference[channel][i]), r = Double(reference[channel][i])
+                    difference += d * d
+                    energy += r * r
+                    if i < switchFrame + 12_000 {
+                        firstDifference += d * d
+                        firstEnergy += r * r
+                    }
+                }
+            }
+            let level = 10 * log10(difference / energy), firstLevel = 10 * log10(firstDifference / firstEnergy)
+            print("switch \(extraHops) hops after a strided analysis (\(strided.hopsSinceFold) since the last fold): strided − every hop at "
+                  + String(format: "%.1f dB over the 2 s after the switch, %.1f dB over the first 0.25 s", level, firstLevel))
+            #expect(strided.hopsSinceFold == extraHops)
+            #expect(level < -40 && firstLevel < -40)
+        }
+    }
+}
