@@ -99,6 +99,10 @@ final class Child {
         env["XDG_STATE_HOME"] = directory + "/state-\(id)"
         // … and its analyses (a test that reuses a cache passes its own).
         env["XDG_CACHE_HOME"] = directory + "/cache-\(id)"
+        // … and its configuration (calibrations, MIDI bindings), shared by the players of one test
+        // only: calibrations are kept per set of connections, and the tests' delay clients all go
+        // by one name, so a calibration that failed took another test's round trip.
+        env["XDG_CONFIG_HOME"] = directory + "/config"
         for (key, value) in environment { env[key] = value }
         process.environment = env
         process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)

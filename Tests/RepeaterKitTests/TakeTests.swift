@@ -21,6 +21,20 @@ struct TakeTests {
         #expect(Calibration.locate(noise) == nil)
     }
 
+    @Test("the probe is found after the music that played before it comes back, louder than half its peak (clicks at 0.8 from a loop)")
+    func locateProbeAfterMusic() {
+        let probe = Calibration.probe
+        let delay = 512
+        var input = [Float](repeating: 0, count: 96_000)
+        // The tail of the music before the probe: 96-frame bursts at 0.8, in the 512 frames before
+        // the probe arrives and one under it.
+        for start in [40, 300, 700] {
+            for t in 0..<96 { input[start + t] += Float(0.8 * cos(2 * Double.pi * Double(t) / 24)) }
+        }
+        for (index, value) in probe.enumerated() { input[delay + index] += value }
+        #expect(Calibration.locate(input) == delay)
+    }
+
     @Test("a take file keeps 16- and 24-bit values bit for bit (libsndfile's own float → integer scaling would not), and clips beyond full scale")
     func takeFileExact() throws {
         let scratch = ScratchDirectory()

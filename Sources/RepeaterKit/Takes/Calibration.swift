@@ -24,27 +24,38 @@ public enum Calibration {
 
     /// Where the probe starts in `input` (the input from the instant the probe started leaving),
     /// or nil when it is not there: the largest normalized correlation with the probe, among the
-    /// lags where the input first reaches half its peak and 64 frames either side; nil when that
-    /// correlation is below 0.5 (nothing came back, or only noise).
+    /// lags within 64 frames of a place where the input reaches half its peak (the first 32 such
+    /// places, each at least 129 frames after the last); nil when that correlation is below 0.5
+    /// (nothing came back, or only noise). Not only the first such place: what played before the
+    /// probe comes back before it, and loud music there (a click, a drum) reaches half the peak too.
     public static func locate(_ input: [Float], probe: [Float] = Calibration.probe) -> Int? {
         guard input.count >= probe.count else { return nil }
         var peak: Float = 0
         for value in input { peak = max(peak, abs(value)) }
         guard peak > 1e-4 else { return nil }
-        guard let first = input.firstIndex(where: { abs($0) >= peak * 0.5 }) else { return nil }
         let probeEnergy = probe.reduce(0) { $0 + Double($1) * Double($1) }
         var best: (lag: Int, score: Double)?
-        let lowest = max(0, first - 64), highest = min(input.count - probe.count, first + 64)
-        guard lowest <= highest else { return nil }
-        for lag in lowest...highest {
-            var dot = 0.0, energy = 0.0
-            for index in 0..<probe.count {
-                let x = Double(input[lag + index])
-                dot += x * Double(probe[index])
-                energy += x * x
+        var index = 0, places = 0
+        while index < input.count, places < 32 {
+            guard abs(input[index]) >= peak * 0.5 else {
+                index += 1
+                continue
             }
-            let score = energy > 0 ? abs(dot) / (energy * probeEnergy).squareRoot() : 0
-            if best == nil || score > best!.score { best = (lag, score) }
+            places += 1
+            let lowest = max(0, index - 64), highest = min(input.count - probe.count, index + 64)
+            if lowest <= highest {
+                for lag in lowest...highest {
+                    var dot = 0.0, energy = 0.0
+                    for k in 0..<probe.count {
+                        let x = Double(input[lag + k])
+                        dot += x * Double(probe[k])
+                        energy += x * x
+                    }
+                    let score = energy > 0 ? abs(dot) / (energy * probeEnergy).squareRoot() : 0
+                    if best == nil || score > best!.score { best = (lag, score) }
+                }
+            }
+            index += 129
         }
         guard let best, best.score >= 0.5 else { return nil }
         return best.lag
