@@ -2,11 +2,11 @@ import Foundation
 @testable import RepeaterEngine
 import Testing
 
-/// While neither `centre` nor `sides` runs, the splitter analyses one hop in four and folds those
-/// frames into its statistics with the smoothing raised to the 4th power (a quarter of the
+/// While neither `centre` nor `sides` runs, the splitter analyses one hop in eight and folds those
+/// frames into its statistics with the smoothing raised to the 8th power (an eighth of the
 /// transforms, the same time constants). A switch into `centre` then has to sound as if the
 /// statistics had seen every hop.
-@Suite("Isolator: the statistics kept at a quarter of the rate while idle")
+@Suite("Isolator: the statistics kept at an eighth of the rate while idle")
 struct IdleAnalysisTests {
     /// A mix whose statistics matter: a centred melody (a tone changing every 0.3 s) over two
     /// noise parts panned to either side, louder and softer in turn over seconds.
@@ -44,8 +44,8 @@ struct IdleAnalysisTests {
     func switchAfterIdle() {
         let total = 48_000 * 10
         let input = Self.mix(frameCount: total)
-        // Switches 0, 1, 2 and 3 hops (of 512) after a strided analysis, about 8 s in (hop 752 is
-        // a multiple of 4: the first hop ends at frame 512).
+        // Switches 0 to 7 hops (of 512) after a strided analysis, about 8 s in (hop 752 is a
+        // multiple of 8: the first hop ends at frame 512).
         for extraHops in 0..<StereoSplitter.idleStride {
             let switchFrame = 512 * (752 + extraHops)
             let strided = Self.run(input, switchFrame: switchFrame, everyHop: false)
