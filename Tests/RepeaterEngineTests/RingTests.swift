@@ -166,4 +166,35 @@ struct MeterRingTests {
         #expect(posts[0].rmsDB == levels[0].rmsDB)
         #expect(posts[1].rmsDB == 10 * log10(meanSquare / 4) && posts[1].peakDB == 20 * log10(0.4375))
     }
+
+    @Test("peak, RMS and clipped samples are those of the samples, at every length (eight lanes and the tail)")
+    func everyLength() {
+        var generator = SystemRandomNumberGenerator()
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 64)
+        defer { buffer.deallocate() }
+        var buffers = [buffer]
+        for frameCount in 0...37 {
+            let ring = MeterRing(preChannels: 1, postChannels: 0)
+            let meters = LevelMeters(channelCount: 1), none = LevelMeters(channelCount: 0)
+            var peak: Float = 0, squares = 0.0, clipped = 0
+            for i in 0..<frameCount {
+                // Values beyond full scale on either side, and the largest one anywhere (also in the tail).
+                let x = Float.random(in: -1.5...1.5, using: &generator)
+                buffer[i] = x
+                peak = max(peak, abs(x))
+                squares += Double(x) * Double(x)
+                clipped += abs(x) > 1 ? 1 : 0
+            }
+            buffers.withUnsafeBufferPointer { ring.measure($0.baseAddress!, channels: 1, first: 0, frameCount: frameCount) }
+            ring.publish(frameCount: max(1, frameCount))
+            ring.drain(pre: meters, post: none)
+            let level = meters.closeWindow(elapsed: 1)[0]
+            #expect(level.clipped == clipped, "\(frameCount) frames")
+            if frameCount > 0 {
+                #expect(level.peakDB == 20 * log10(Double(peak)), "\(frameCount) frames")
+                let rms = 10 * log10(squares / Double(frameCount))
+                #expect(abs(level.rmsDB - rms) < 1e-4, "\(frameCount) frames: \(level.rmsDB) vs \(rms)")
+            }
+        }
+    }
 }
