@@ -3,7 +3,12 @@ extension Engine {
     /// `render` (play, pause, seek, stale blocks, underrun, end) so that the Swift runtime's one-time
     /// lazy work (generic metadata, witness tables: it allocates and locks) happens here, not on the
     /// audio thread. Debug builds need this most; release builds mostly specialize it away.
-    public static func warmUpRuntime() {
+    ///
+    /// `stretching` false leaves out Rubber Band's paths (resampling, bypass and everything else
+    /// stay in): they cost about a quarter second of CPU, most of a speed-1 player's start-up, and a
+    /// run that never stretches need not pay it. Whoever then asks for stretching calls
+    /// `warmUpStretchingOnce()` before the engine can see the request.
+    public static func warmUpRuntime(stretching: Bool = true) {
         Isolator.warmUpRuntime()
         var configuration = Engine.Configuration(channelCount: 1, sourceFrameCount: 1000, blockFrames: 16, blockCount: 4,
                                                  declickFrames: 4, headFrames: 8, loop: (a: 4, b: 12), gapFrames: 2,
@@ -61,21 +66,26 @@ extension Engine {
         engine.render(frameCount: 64, outputs: outputs)  // the end
         while engine.events.pop() != nil {}
         while engine.midiReports.pop() != nil {}
-        warmUpStretching()
+        if stretching { warmUpStretchingOnce() } else { warmUpStretching(sourceRate: 44_100, stretching: false) }
         engine.meters.drain(pre: LevelMeters(channelCount: 1), post: LevelMeters(channelCount: 2))
     }
 
     /// The stretch stage's paths: priming at the start, bypass → stretcher, stretcher → stretcher
     /// (pitch on, pitch off), a seek while stretching, stretcher → bypass, with fresh stretchers
     /// handed in as the control thread's supply does.
-    private static func warmUpStretching() {
-        warmUpStretching(sourceRate: 0)
-        warmUpStretching(sourceRate: 44_100)
-    }
+    /// Control thread (any thread but the audio one). The stretch stage's warm-up, once per
+    /// process; later calls return at once (after the first one has finished).
+    public static func warmUpStretchingOnce() { _ = stretchingWarmedUp }
+
+    private static let stretchingWarmedUp: Void = {
+        warmUpStretching(sourceRate: 0, stretching: true)
+        warmUpStretching(sourceRate: 44_100, stretching: true)
+    }()
 
     /// At the output's rate (`sourceRate` 0): the paths above; at another: the resampler primed at
-    /// the start, resampler → stretcher and back, a seek while resampling.
-    private static func warmUpStretching(sourceRate: Int) {
+    /// the start, resampler → stretcher and back, a seek while resampling (without `stretching`:
+    /// the resampler alone, primed, then a seek).
+    private static func warmUpStretching(sourceRate: Int, stretching: Bool) {
         var configuration = Engine.Configuration(channelCount: 1, sourceFrameCount: 400_000, blockFrames: 1024, blockCount: 16,
                                                  declickFrames: 32, headFrames: 1024, sampleRate: 48_000, sourceSampleRate: sourceRate)
         configuration.prerollFramesPerCycle = 2048
@@ -122,10 +132,12 @@ extension Engine {
         if sourceRate > 0 {
             supply(speed: 1, pitch: 0)
             cycles(12)                  // the resampler primed at the start
-            supply(speed: 0.9, pitch: 0)
-            cycles(40)                  // → a stretcher
-            supply(speed: 1, pitch: 0)
-            cycles(60)                  // glided back to 1 → the resampler
+            if stretching {
+                supply(speed: 0.9, pitch: 0)
+                cycles(40)              // → a stretcher
+                supply(speed: 1, pitch: 0)
+                cycles(60)              // glided back to 1 → the resampler
+            }
             engine.send(.seek(frame: 1000))
             supply(speed: 1, pitch: 0)
             cycles(20)                  // a seek while resampling: primed at the new place
@@ -156,5 +168,20 @@ extension Engine {
             fresh.deinitialize(count: 1)
             fresh.deallocate()
         }
+    }
+}
+
+extension Engine {
+    /// Control thread: sets the speed target. The first one that asks for stretching warms the
+    /// stretch stage up first (`warmUpStretchingOnce`: a quarter second of CPU, once a process).
+    public func setSpeed(_ speed: Double) {
+        if speed != 1 { Engine.warmUpStretchingOnce() }
+        controls.speed.store(speed, ordering: .relaxed)
+    }
+
+    /// Control thread: sets the pitch target in semitones, as `setSpeed` does the speed.
+    public func setPitch(semitones: Double) {
+        if semitones != 0 { Engine.warmUpStretchingOnce() }
+        controls.pitchSemitones.store(semitones, ordering: .relaxed)
     }
 }

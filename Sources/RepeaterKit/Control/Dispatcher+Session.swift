@@ -130,7 +130,7 @@ extension Dispatcher {
             if let spec {
                 let started = spec.trainer
                 trainer = started
-                engine.controls.speed.store(started.speed, ordering: .relaxed)
+                engine.setSpeed(started.speed)
                 emitTrainer(source: source)
                 output.note("trainer: \(Int((spec.from * 100).rounded())) % → \(Int((spec.to * 100).rounded())) %, \(spec.step > 0 ? "+" : "")\(Int((spec.step * 100).rounded())) % every \(spec.every) passes")
             } else {
@@ -161,7 +161,7 @@ extension Dispatcher {
         let next = running.passCompleted()
         trainer = running
         if let next {
-            engine.controls.speed.store(next, ordering: .relaxed)
+            engine.setSpeed(next)
             emitTrainer(source: .trainer)
             if running.isDone { output.note("trainer done: \(Int((next * 100).rounded())) %") }
         }

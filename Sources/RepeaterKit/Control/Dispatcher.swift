@@ -197,22 +197,22 @@ public final class Dispatcher: CommandSink {
             send(.chime(hour: now.hour, minute: now.minute), source)
         case .rate(let value):
             guard (0.25...4).contains(value) else { return refuse("rate takes 0.25 to 4, not \(value)", command) }
-            engine.controls.speed.store(value, ordering: .relaxed)
+            engine.setSpeed(value)
         case .pitch(let value):
             guard (-24...24).contains(value) else { return refuse("pitch takes -24 to 24 semitones, not \(value)", command) }
-            engine.controls.pitchSemitones.store(value, ordering: .relaxed)
+            engine.setPitch(semitones: value)
             noteView?.resetLoop()
         case .rateBy(let delta):
             let value = ((engine.controls.speed.load(ordering: .relaxed) + delta) * 100).rounded() / 100
             guard (0.25...4).contains(value) else { return refuse("speed stays between 0.25 and 4", command) }
-            engine.controls.speed.store(value, ordering: .relaxed)
+            engine.setSpeed(value)
         case .pitchBy(let delta):
             let value = engine.controls.pitchSemitones.load(ordering: .relaxed) + delta
             guard (-24...24).contains(value) else { return refuse("pitch stays between -24 and +24 semitones", command) }
-            engine.controls.pitchSemitones.store(value, ordering: .relaxed)
+            engine.setPitch(semitones: value)
         case .resetRatePitch:
-            engine.controls.speed.store(1, ordering: .relaxed)
-            engine.controls.pitchSemitones.store(0, ordering: .relaxed)
+            engine.setSpeed(1)
+            engine.setPitch(semitones: 0)
         case .volume(let gain):
             guard gain >= 0, gain <= Volume.maximum + 1e-9 else { return refuse("volume stays between silence and +12 dB", command) }
             engine.setLevel(volume: min(gain, Volume.maximum), pan: engine.controls.pan.load(ordering: .relaxed))

@@ -19,8 +19,6 @@ extension Player {
         for surface in surfaces { surface.describe(into: &line) }
     }
 
-    var surfaceWakeFDs: [Int32] { surfaces.map(\.wakeFD) }
-
     /// Control loop: hands what the surfaces' clients sent to the dispatcher; true for quit. After
     /// commands, the surface gets a status at once (at most every 20 ms), so that a page sees its
     /// key's effect without waiting for the next window.

@@ -89,7 +89,7 @@ public final class Player {
         if let line = lines?.drillLine(keeper.session) { configuration.startFrame = line.startFrame }
         self.configuration = configuration
         // Now, so that a bad gong file or midi.json is an error before anything touches JACK.
-        _ = try Gongs.bank(sampleRate: file.info.sampleRate, lowPath: options.chime.lowPath, highPath: options.chime.highPath)
+        for path in [options.chime.lowPath, options.chime.highPath].compactMap({ $0 }) { _ = try Gongs.load(path: path, sampleRate: file.info.sampleRate) }
         if options.oscAllow != nil, options.osc == nil { throw .input("--osc-allow needs --osc [HOST:]PORT") }
         if options.midi {
             let path = MIDIBindingStore.defaultPath()
@@ -114,8 +114,8 @@ public final class Player {
         engine.controls.clickMix.store(options.clickMix, ordering: .relaxed)
         if controlWakeFD < 0 { controlWakeFD = repeater_wake_create() }  // (-1: the loop ticks at 20 ms)
         engine.controls.controlWake.store(controlWakeFD, ordering: .relaxed)
-        engine.controls.speed.store(sound.speed, ordering: .relaxed)
-        engine.controls.pitchSemitones.store(sound.pitch, ordering: .relaxed)
+        engine.setSpeed(sound.speed)
+        engine.setPitch(semitones: sound.pitch)
         self.engine = engine
         measurements = Measurements(engine: engine)
         reader = DiskReader(file: file, engine: engine)
@@ -191,7 +191,9 @@ public final class Player {
         if let made = map.known { dispatcher.mapReady(made.grid, cached: made.cached, announce: false) }
         reader.fill()  // the ring is full before the first cycle
         supply.service()  // a primed stretcher is queued before the first cycle when --rate/--pitch ask
-        Engine.warmUpRuntime()  // the Swift runtime's first-use work happens here, not on the audio thread
+        // The Swift runtime's first-use work happens here, not on the audio thread (the stretch
+        // stage's only when this run stretches: `Engine.setSpeed` and `setPitch` warm it up later).
+        Engine.warmUpRuntime(stretching: false)
         // On a real-time server: two periods ahead. Measured on a 2-vCPU VM, Rubber Band's bursts (up to
         // 1–3 periods of work in one job) left one period of slack late 29–36 times in 80 s, two 0–3.
         client.attach(engine: engine, renderAhead: options.renderAhead ?? (client.isRealtime ? 2 : 0), adaptive: options.renderAhead == nil)
@@ -365,12 +367,13 @@ public final class Player {
         fds.append(pollfd(fd: repeater_signal_fd(), events: Int16(POLLIN), revents: 0))
         if stdin?.isOpen == true { fds.append(pollfd(fd: 0, events: Int16(POLLIN), revents: 0)) }
         if let osc { fds.append(pollfd(fd: osc.wakeFD, events: Int16(POLLIN), revents: 0)) }
-        for fd in surfaceWakeFDs { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+        for surface in surfaces { fds.append(pollfd(fd: surface.wakeFD, events: Int16(POLLIN), revents: 0)) }
         if controlWakeFD >= 0 { fds.append(pollfd(fd: controlWakeFD, events: Int16(POLLIN), revents: 0)) }
         engine.controls.controlAsleep.store(true, ordering: .sequentiallyConsistent)
         _ = poll(&fds, nfds_t(fds.count), timeoutMilliseconds)
         engine.controls.controlAsleep.store(false, ordering: .sequentiallyConsistent)
-        if controlWakeFD >= 0 { repeater_wake_drain(controlWakeFD) }
+        // The audio side's eventfd is the last entry; it is read only when it was written.
+        if controlWakeFD >= 0, let last = fds.last, last.revents & Int16(POLLIN) != 0 { repeater_wake_drain(controlWakeFD) }
     }
 
     /// On the way out: lets the engine take what was sent (at most 0.3 s, only while the server runs),
