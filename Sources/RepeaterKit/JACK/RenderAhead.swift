@@ -155,6 +155,18 @@ public final class RenderAhead: @unchecked Sendable {
         let rolling = jack_transport_query(client, nil).rawValue == JackTransportRolling.rawValue
         if owned {
             chooseMode(frameCount: frameCount, rolling: rolling)
+            if !aheadMode, fifoIndices.readableCount() == 0 {
+                // Rendering for itself with nothing queued (the steady state at speed 1): straight
+                // into the ports. The FIFO's counters move as if the frames had passed through it,
+                // so the tags stay one stream; the two copies through it were a tenth of a speed-1
+                // player's own CPU.
+                callbackCycle &+= 1
+                let tag = fifoIndices.consumerPosition()
+                renderDirectly(frameCount, rolling: rolling, into: outputs)
+                fifoIndices.commitWrite(frameCount)
+                fifoIndices.commitRead(frameCount)
+                return (tag, false)
+            }
             if fifoIndices.readableCount() < frameCount {
                 // Rendering for itself, or the first cycle, or a larger period: render what is missing now.
                 renderDirectly(frameCount - fifoIndices.readableCount(), rolling: rolling)
@@ -209,9 +221,10 @@ public final class RenderAhead: @unchecked Sendable {
     }
 
     /// The callback renders `frameCount` frames itself, with this cycle's transport and the MIDI
-    /// events taken since the engine last rendered.
+    /// events taken since the engine last rendered: with `outputs`, into them (the FIFO empty), else
+    /// onto the FIFO's end.
     @inline(__always)
-    private func renderDirectly(_ frameCount: Int, rolling: Bool) {
+    private func renderDirectly(_ frameCount: Int, rolling: Bool, into outputs: UnsafePointer<UnsafeMutablePointer<Float>>? = nil) {
         engine.setTransport(rolling: rolling)
         for index in 0..<pendingMIDI.count.pointee {
             engine.receiveMIDI(offset: pendingMIDI.offsets[index], bytes: pendingMIDI.bytes + index * 4, count: pendingMIDI.sizes[index])
@@ -219,7 +232,7 @@ public final class RenderAhead: @unchecked Sendable {
         pendingMIDI.count.pointee = 0
         engine.controls.aheadFrames.store(fifoIndices.readableCount(), ordering: .relaxed)
         let started = jack_get_time()
-        renderIntoFIFO(frameCount)
+        if let outputs { engine.render(frameCount: frameCount, outputs: outputs) } else { renderIntoFIFO(frameCount) }
         repeaterWakeWaiters(engine)
         load.record(busyMicroseconds: Int(jack_get_time() &- started), frames: frameCount)  // (the engine's load, wherever it renders)
     }
