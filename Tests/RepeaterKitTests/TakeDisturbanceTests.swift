@@ -43,9 +43,11 @@ private final class LoopSimulation {
             input[i] = t >= 0 && !inputLost ? sent[t] : 0
             output[i] = i < available ? Self.frame(position + i) : 0
         }
-        // The capture ring holds 10.9 s; the writer drains it every 10 ms: keep within it, as the
-        // server's pace would.
-        while capture.blocks.writableCount < 8 { usleep(1000) }
+        // The capture ring holds 10.9 s; the writer drains it every 10 ms. Keep at most a second
+        // waiting in it, as the server's pace would: unpaced, a writer starved by parallel tests
+        // found ten seconds waiting at once, and its history (10.9 s) overwrote the start of a take
+        // it had not copied yet ("the input was interrupted", seen once in a full run).
+        while capture.blocks.readableCount >= 48 { usleep(1000) }
         input.withUnsafeMutableBufferPointer { inputs in
             output.withUnsafeMutableBufferPointer { outputs in
                 var inputPointer = inputs.baseAddress!

@@ -41,13 +41,20 @@ enum StretchTimingCache {
         return timing
     }
 
-    /// Adds an entry (the file keeps only this build's), written whole and renamed into place.
+    /// Entries the file keeps at most: this build's, then other builds' (two builds run in turn,
+    /// as `repeater-bench --before` does, would otherwise evict each other's and measure at every
+    /// start).
+    static let maximumEntries = 32
+
+    /// Adds an entry, written whole and renamed into place.
     static func store(_ timing: StretchTiming, kind: Stretcher.Kind, pitchConsistent: Bool, sampleRate: Int) {
         guard !build.isEmpty else { return }
         var table: [String: [String: [Double]]] = [:]
         if let data = FileManager.default.contents(atPath: path),
            let read = try? JSONSerialization.jsonObject(with: data) as? [String: [String: [Double]]] {
-            table = read.filter { $0.key.hasPrefix(build + " ") }
+            table = read
+            let others = read.keys.filter { !$0.hasPrefix(build + " ") }.sorted()
+            for key in others.prefix(max(0, read.count + 1 - maximumEntries)) { table[key] = nil }
         }
         let indices = 0..<StretchTiming.ratioCount
         table[key(kind: kind, pitchConsistent: pitchConsistent, sampleRate: sampleRate)] =
