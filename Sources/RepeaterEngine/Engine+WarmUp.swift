@@ -70,11 +70,10 @@ extension Engine {
         engine.meters.drain(pre: LevelMeters(channelCount: 1), post: LevelMeters(channelCount: 2))
     }
 
-    /// The stretch stage's paths: priming at the start, bypass → stretcher, stretcher → stretcher
-    /// (pitch on, pitch off), a seek while stretching, stretcher → bypass, with fresh stretchers
-    /// handed in as the control thread's supply does.
-    /// Control thread (any thread but the audio one). The stretch stage's warm-up, once per
-    /// process; later calls return at once (after the first one has finished).
+    /// Control thread (any thread but the audio one). The stretch stage's paths, once per process
+    /// (later calls return at once, after the first one has finished): priming at the start,
+    /// bypass → stretcher, stretcher → stretcher (pitch on, pitch off), a seek while stretching,
+    /// stretcher → bypass, with fresh stretchers handed in as the control thread's supply does.
     public static func warmUpStretchingOnce() { _ = stretchingWarmedUp }
 
     private static let stretchingWarmedUp: Void = {
