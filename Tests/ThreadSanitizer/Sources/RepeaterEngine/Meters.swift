@@ -1,0 +1,1 @@
+../../../../Sources/RepeaterEngine/Meters.swift

@@ -1,0 +1,1 @@
+../../../../Sources/RepeaterEngine/SPSCRing.swift

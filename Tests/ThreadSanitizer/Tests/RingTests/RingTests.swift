@@ -1,0 +1,1 @@
+../../../RepeaterEngineTests/RingTests.swift
