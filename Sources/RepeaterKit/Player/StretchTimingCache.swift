@@ -27,8 +27,8 @@ enum StretchTimingCache {
         "\(build) \(kind) \(pitchConsistent ? "consistent" : "plain") \(sampleRate)"
     }
 
-    static func load(kind: Stretcher.Kind, pitchConsistent: Bool, sampleRate: Int) -> StretchTiming? {
-        guard !build.isEmpty, let data = FileManager.default.contents(atPath: path),
+    static func load(kind: Stretcher.Kind, pitchConsistent: Bool, sampleRate: Int, from file: String = path) -> StretchTiming? {
+        guard !build.isEmpty, let data = FileManager.default.contents(atPath: file),
               let table = try? JSONSerialization.jsonObject(with: data) as? [String: [String: [Double]]],
               let entry = table[key(kind: kind, pitchConsistent: pitchConsistent, sampleRate: sampleRate)],
               let lags = entry["lags"], let offsets = entry["start_offsets"],
@@ -41,29 +41,34 @@ enum StretchTimingCache {
         return timing
     }
 
-    /// Entries the file keeps at most: this build's, then other builds' (two builds run in turn,
-    /// as `repeater-bench --before` does, would otherwise evict each other's and measure at every
-    /// start).
+    /// Entries the file keeps at most: this build's, then other builds', the most recently stored
+    /// first (two builds run in turn, as `repeater-bench --before` does, would otherwise evict each
+    /// other's and measure at every start).
     static let maximumEntries = 32
 
-    /// Adds an entry, written whole and renamed into place.
-    static func store(_ timing: StretchTiming, kind: Stretcher.Kind, pitchConsistent: Bool, sampleRate: Int) {
+    /// Adds an entry (with the time it was stored: `stored`, seconds since 1970), written whole and
+    /// renamed into place. When the file is full, the other builds' entries stored longest ago go.
+    static func store(_ timing: StretchTiming, kind: Stretcher.Kind, pitchConsistent: Bool, sampleRate: Int, in file: String = path,
+                      now: Double = Date().timeIntervalSince1970) {
         guard !build.isEmpty else { return }
         var table: [String: [String: [Double]]] = [:]
-        if let data = FileManager.default.contents(atPath: path),
+        if let data = FileManager.default.contents(atPath: file),
            let read = try? JSONSerialization.jsonObject(with: data) as? [String: [String: [Double]]] {
             table = read
-            let others = read.keys.filter { !$0.hasPrefix(build + " ") }.sorted()
-            for key in others.prefix(max(0, read.count + 1 - maximumEntries)) { table[key] = nil }
+            // Oldest first; an entry from before `stored` was kept counts as the oldest.
+            let others = read.filter { !$0.key.hasPrefix(build + " ") }
+                .map { (key: $0.key, stored: $0.value["stored"]?.first ?? 0) }
+                .sorted { ($0.stored, $0.key) < ($1.stored, $1.key) }
+            for entry in others.prefix(max(0, read.count + 1 - maximumEntries)) { table[entry.key] = nil }
         }
         let indices = 0..<StretchTiming.ratioCount
         table[key(kind: kind, pitchConsistent: pitchConsistent, sampleRate: sampleRate)] =
-            ["lags": indices.map { timing.lags[$0] }, "start_offsets": indices.map { timing.startOffsets[$0] }]
+            ["lags": indices.map { timing.lags[$0] }, "start_offsets": indices.map { timing.startOffsets[$0] }, "stored": [now]]
         guard let data = try? JSONSerialization.data(withJSONObject: table, options: [.sortedKeys]) else { return }
-        let folder = Folders.cache()
+        let folder = (file as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let temporary = folder + "/.stretch-timing.\(getpid()).json"
         guard FileManager.default.createFile(atPath: temporary, contents: data) else { return }
-        if rename(temporary, path) != 0 { unlink(temporary) }
+        if rename(temporary, file) != 0 { unlink(temporary) }
     }
 }
