@@ -6,7 +6,7 @@ import RepeaterKit
 /// on private real-time jackds (`jackd -R`, dummy, 256 frames). Whole-process CPU seconds (the
 /// children's rusage) of `repeater play` with the file at the other rate, the same player with the
 /// file at the server's own rate (the baseline: what resampling adds), and mpv with the file at the
-/// other rate, in the same run, rounds interleaved. `--before DIR` adds the rows of another build's
+/// other rate, in the same run: all of them at once, in one graph (`measureTogether`). `--before DIR` adds the rows of another build's
 /// `repeater` (the code before a change). The material is real music (a Hedgewars track,
 /// `hedgewars-data`, 44.1 kHz stereo Vorbis, decoded to WAV so that decoding costs nothing), or the
 /// bench's music-like signal when it is not installed; its 48 kHz copy is made by `sox rate -v`.
@@ -44,19 +44,26 @@ struct RatesBench {
                         _ = measure(binary, ["play", file, "--connect", "none", "--status", "none", "--no-session", "--loop", "0-4", "--loops", "1"], environment)
                     }
                 }
-                for (label, binary, file) in players {
-                    let statsPath = scratch + "/rates-stats.json"
+                // All at once, in one graph, each a client of its own name: see `measureTogether`.
+                var labels: [String] = [], runs: [(path: String, arguments: [String], environment: [String: String])] = []
+                for (index, (label, binary, file)) in players.enumerated() {
+                    let statsPath = scratch + "/rates-stats-\(index).json"
                     try? FileManager.default.removeItem(atPath: statsPath)
                     var env = environment
                     env["REPEATER_CALLBACK_STATS"] = statsPath
-                    table["\(serverRate) \(label)", default: []].append(
-                        measure(binary, ["play", file, "--connect", "none", "--status", "none", "--no-session"], env).cpu)
-                    if let stats = CallbackStats(path: statsPath) { lates["\(serverRate) \(label)", default: []].append("\(stats.late ?? 0)/\(stats.xruns)") }
+                    labels.append(label)
+                    runs.append((binary, ["play", file, "--connect", "none", "--status", "none", "--no-session", "--name", "repeater-\(index)"], env))
                 }
                 if let mpv {
-                    table["\(serverRate) mpv other", default: []].append(
-                        measure(mpv, ["--no-config", "--really-quiet", "--no-video", "--ao=jack", "--jack-autostart=no", "--jack-connect=no", other],
-                                environment).cpu)
+                    labels.append("mpv other")
+                    runs.append((mpv, ["--no-config", "--really-quiet", "--no-video", "--ao=jack", "--jack-autostart=no", "--jack-connect=no", other],
+                                 environment))
+                }
+                for (label, cpu) in zip(labels, measureTogether(runs)) { table["\(serverRate) \(label)", default: []].append(cpu) }
+                for (index, (label, _, _)) in players.enumerated() {
+                    if let stats = CallbackStats(path: scratch + "/rates-stats-\(index).json") {
+                        lates["\(serverRate) \(label)", default: []].append("\(stats.late ?? 0)/\(stats.xruns)")
+                    }
                 }
                 server.stop()
             }
@@ -91,7 +98,9 @@ struct RatesBench {
     private func printTable(_ table: [String: [Double]], lates: [String: [String]]) {
         func ratio(_ a: String, _ b: String) -> String {
             guard let x = table[a], let y = table[b], !x.isEmpty, !y.isEmpty else { return "—" }
-            return rangeText(zip(x, y).map { $0 / $1 }) + "×"
+            let ratios = zip(x, y).map { $0 / $1 }.sorted()
+            let median = ratios.count % 2 == 1 ? ratios[ratios.count / 2] : (ratios[ratios.count / 2 - 1] + ratios[ratios.count / 2]) / 2
+            return rangeText(ratios) + "×" + (ratios.count > 2 ? String(format: " (median %.2f×)", median) : "")
         }
         print(padded("CPU seconds of the whole process", 52) + padded("44.1 kHz file, 48 kHz server", 31) + "48 kHz file, 44.1 kHz server")
         func row(_ label: String, _ first: String, _ second: String) { print(padded(label, 52) + padded(first, 31) + second) }
