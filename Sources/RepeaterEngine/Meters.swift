@@ -47,7 +47,7 @@ public struct MeterRing: ~Copyable, @unchecked Sendable {
     @inline(__always)
     public func measure(_ buffers: UnsafePointer<UnsafeMutablePointer<Float>>, channels: Int, first: Int, frameCount: Int) {
         for channel in 0..<channels {
-            let (peak, squares, clipped) = MeterRing.scan(buffers[channel], frameCount: frameCount)
+            let (peak, squares, clipped) = MeterRing.scan(UnsafePointer(buffers[channel]), frameCount: frameCount)
             let field = pending + 1 + 3 * (first + channel)
             let peakValue = Double(peak)
             field[0] = peakValue > field[0] ? peakValue : field[0]
@@ -59,7 +59,7 @@ public struct MeterRing: ~Copyable, @unchecked Sendable {
     /// One channel's peak |x|, sum of squares and count of |x| > 1, eight lanes at a time (the
     /// serial sum the compiler may not reorder was most of the meters' cost), the tail one by one.
     @inline(__always)
-    static func scan(_ samples: UnsafeMutablePointer<Float>, frameCount: Int) -> (peak: Float, squares: Float, clipped: Int) {
+    static func scan(_ samples: UnsafePointer<Float>, frameCount: Int) -> (peak: Float, squares: Float, clipped: Int) {
         var peaks = SIMD8<Float>(repeating: 0), squares = SIMD8<Float>(repeating: 0)
         var clipped = SIMD8<Int32>(repeating: 0)
         let one = SIMD8<Float>(repeating: 1)

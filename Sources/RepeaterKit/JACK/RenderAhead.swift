@@ -153,6 +153,9 @@ public final class RenderAhead: @unchecked Sendable {
         // The helper's job done? Then the engine is the callback's until the next post.
         let owned = jobDone.load(ordering: .acquiring) == jobRequested.load(ordering: .relaxed)
         let rolling = jack_transport_query(client, nil).rawValue == JackTransportRolling.rawValue
+        callbackCycle &+= 1
+        // (Rendering onto the FIFO's end below leaves its read position where it is.)
+        let tag = fifoIndices.consumerPosition()
         if owned {
             chooseMode(frameCount: frameCount, rolling: rolling)
             if !aheadMode, fifoIndices.readableCount() == 0 {
@@ -160,8 +163,6 @@ public final class RenderAhead: @unchecked Sendable {
                 // into the ports. The FIFO's counters move as if the frames had passed through it,
                 // so the tags stay one stream; the two copies through it were a tenth of a speed-1
                 // player's own CPU.
-                callbackCycle &+= 1
-                let tag = fifoIndices.consumerPosition()
                 renderDirectly(frameCount, rolling: rolling, into: outputs)
                 fifoIndices.commitWrite(frameCount)
                 fifoIndices.commitRead(frameCount)
@@ -172,8 +173,6 @@ public final class RenderAhead: @unchecked Sendable {
                 renderDirectly(frameCount - fifoIndices.readableCount(), rolling: rolling)
             }
         }
-        callbackCycle &+= 1
-        let tag = fifoIndices.consumerPosition()
         let available = min(frameCount, fifoIndices.readableCount())
         takeFromFIFO(available, into: outputs)
         if available < frameCount {  // the helper has not caught up: silence, counted
