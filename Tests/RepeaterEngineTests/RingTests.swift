@@ -172,7 +172,7 @@ struct MeterRingTests {
         var generator = SystemRandomNumberGenerator()
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 64)
         defer { buffer.deallocate() }
-        var buffers = [buffer]
+        let buffers = [buffer]
         for frameCount in 0...37 {
             let ring = MeterRing(preChannels: 1, postChannels: 0)
             let meters = LevelMeters(channelCount: 1), none = LevelMeters(channelCount: 0)
