@@ -6,8 +6,12 @@ import RepeaterKit
 /// on private real-time jackds (`jackd -R`, dummy, 256 frames). Whole-process CPU seconds (the
 /// children's rusage) of `repeater play` with the file at the other rate, the same player with the
 /// file at the server's own rate (the baseline: what resampling adds), and mpv with the file at the
-/// other rate, in the same run: all of them at once, in one graph (`measureTogether`). `--before DIR` adds the rows of another build's
-/// `repeater` (the code before a change). The material is real music (a Hedgewars track,
+/// other rate, in the same run, one after the other, rounds interleaved (the two players taking
+/// turns at going first; each ratio's median is printed over three rounds or more). Run side by side
+/// in one graph instead, they measured the resampler dearer (other/own 1.41–1.70× at 44.1 kHz): it
+/// then runs on caches the other clients cooled within the same period, which no user's lone player
+/// does. `--before DIR` adds the rows of another build's `repeater` (the code before a change). The
+/// material is real music (a Hedgewars track,
 /// `hedgewars-data`, 44.1 kHz stereo Vorbis, decoded to WAV so that decoding costs nothing), or the
 /// bench's music-like signal when it is not installed; its 48 kHz copy is made by `sox rate -v`.
 struct RatesBench {
@@ -36,34 +40,31 @@ struct RatesBench {
                 var players: [(String, String, String)] = [("repeater own", repeater, own), ("repeater other", repeater, other)]
                 if let before { players.append(("before other", before, other)) }
                 if round == 1 {
-                    // Once, unmeasured: four seconds of each, so that the stretcher timings the
+                    // Once, unmeasured: ten seconds of each, so that the stretcher timings the
                     // player measures on its first start on a machine at this rate (StretchTimingCache:
-                    // about a second of CPU at normal priority, beside the playing) are kept and not
-                    // counted. (One second was too short: the first measured run paid them.)
+                    // 1–4 s of CPU at normal priority, beside the playing) are kept and not counted.
+                    // (One second was too short, and four on a busy machine: a player that exits
+                    // before the measurement ends keeps nothing, and the first measured run paid it.)
                     for (_, binary, file) in players {
-                        _ = measure(binary, ["play", file, "--connect", "none", "--status", "none", "--no-session", "--loop", "0-4", "--loops", "1"], environment)
+                        _ = measure(binary, ["play", file, "--connect", "none", "--status", "none", "--no-session", "--loop", "0-10", "--loops", "1"], environment)
                     }
                 }
-                // All at once, in one graph, each a client of its own name: see `measureTogether`.
-                var labels: [String] = [], runs: [(path: String, arguments: [String], environment: [String: String])] = []
-                for (index, (label, binary, file)) in players.enumerated() {
-                    let statsPath = scratch + "/rates-stats-\(index).json"
+                // The two players take turns at going first (a fresh server's first client may pay
+                // for what the second finds done).
+                let order = round % 2 == 1 ? players : [players[1], players[0]] + players.dropFirst(2)
+                for (label, binary, file) in order {
+                    let statsPath = scratch + "/rates-stats.json"
                     try? FileManager.default.removeItem(atPath: statsPath)
                     var env = environment
                     env["REPEATER_CALLBACK_STATS"] = statsPath
-                    labels.append(label)
-                    runs.append((binary, ["play", file, "--connect", "none", "--status", "none", "--no-session", "--name", "repeater-\(index)"], env))
+                    table["\(serverRate) \(label)", default: []].append(
+                        measure(binary, ["play", file, "--connect", "none", "--status", "none", "--no-session"], env).cpu)
+                    if let stats = CallbackStats(path: statsPath) { lates["\(serverRate) \(label)", default: []].append("\(stats.late ?? 0)/\(stats.xruns)") }
                 }
                 if let mpv {
-                    labels.append("mpv other")
-                    runs.append((mpv, ["--no-config", "--really-quiet", "--no-video", "--ao=jack", "--jack-autostart=no", "--jack-connect=no", other],
-                                 environment))
-                }
-                for (label, cpu) in zip(labels, measureTogether(runs)) { table["\(serverRate) \(label)", default: []].append(cpu) }
-                for (index, (label, _, _)) in players.enumerated() {
-                    if let stats = CallbackStats(path: scratch + "/rates-stats-\(index).json") {
-                        lates["\(serverRate) \(label)", default: []].append("\(stats.late ?? 0)/\(stats.xruns)")
-                    }
+                    table["\(serverRate) mpv other", default: []].append(
+                        measure(mpv, ["--no-config", "--really-quiet", "--no-video", "--ao=jack", "--jack-autostart=no", "--jack-connect=no", other],
+                                environment).cpu)
                 }
                 server.stop()
             }

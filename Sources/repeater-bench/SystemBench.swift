@@ -152,34 +152,6 @@ struct CallbackStats {
     }
 }
 
-/// Runs programs at once, started together, each to its end; the CPU seconds (user + system) of each,
-/// from its own rusage (`wait4`), in the order given. Measured side by side, the machine's changing
-/// load falls on all of them alike: on this VM, runs one after the other drifted by a third from
-/// minute to minute, more than the differences being measured. -1 for one that could not start.
-func measureTogether(_ runs: [(path: String, arguments: [String], environment: [String: String])]) -> [Double] {
-    var pids: [pid_t] = []
-    for run in runs {
-        let environment = ProcessInfo.processInfo.environment.merging(run.environment) { $1 }.map { "\($0.key)=\($0.value)" }
-        let argv = ([run.path] + run.arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for descriptor: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0) }
-        var pid: pid_t = 0
-        pids.append(posix_spawn(&pid, run.path, &actions, nil, argv, envp) == 0 ? pid : -1)
-    }
-    return pids.map { pid in
-        guard pid > 0 else { return -1 }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
-        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
-    }
-}
-
 /// Runs a program to its end; its CPU seconds (user + system, from the children's rusage).
 @discardableResult
 func measure(_ path: String, _ arguments: [String], _ environment: [String: String], input: [(Double, String)] = [],
