@@ -8,9 +8,9 @@ import RepeaterKit
 /// file at the server's own rate (the baseline: what resampling adds), and mpv with the file at the
 /// other rate, in the same run, one after the other, rounds interleaved (the two players taking
 /// turns at going first; each ratio's median is printed over three rounds or more). Run side by side
-/// in one graph instead, they measured the resampler dearer (other/own 1.41–1.70× at 44.1 kHz): it
-/// then runs on caches the other clients cooled within the same period, which no user's lone player
-/// does. `--before DIR` adds the rows of another build's `repeater` (the code before a change). The
+/// in one graph instead, the ratios spread wider, not narrower (other/own 0.92–1.67× on an idle
+/// machine): back to back within each period the clients share caches and wake-ups, which no user's
+/// lone player does. `--before DIR` adds the rows of another build's `repeater` (the code before a change). The
 /// material is real music (a Hedgewars track,
 /// `hedgewars-data`, 44.1 kHz stereo Vorbis, decoded to WAV so that decoding costs nothing), or the
 /// bench's music-like signal when it is not installed; its 48 kHz copy is made by `sox rate -v`.
