@@ -10,10 +10,10 @@ import RepeaterKit
 /// turns at going first; each ratio's median is printed over three rounds or more). Run side by side
 /// in one graph instead, the ratios spread wider, not narrower (other/own 0.92–1.67× on an idle
 /// machine): back to back within each period the clients share caches and wake-ups, which no user's
-/// lone player does. `--before DIR` adds the rows of another build's `repeater` (the code before a change). The
-/// material is real music (a Hedgewars track,
-/// `hedgewars-data`, 44.1 kHz stereo Vorbis, decoded to WAV so that decoding costs nothing), or the
-/// bench's music-like signal when it is not installed; its 48 kHz copy is made by `sox rate -v`.
+/// lone player does. `--before DIR` adds the rows of another build's `repeater` (the code before a
+/// change). The material is real music (a Hedgewars track, `hedgewars-data`, 44.1 kHz stereo Vorbis,
+/// decoded to WAV so that decoding costs nothing), or the bench's music-like signal when it is not
+/// installed; its 48 kHz copy is made by `sox rate -v`.
 struct RatesBench {
     let seconds: Double
     let rounds: Int
