@@ -4,30 +4,42 @@ import Glibc
 /// both channels carry alike, in phase) and its sides (the rest): the spectral half of the
 /// isolator's `centre` and `sides` modes.
 ///
-/// centre weighs, per bin and frame, three estimates (issue 29):
-/// - a soft mask on the frame's own cues, the level ratio and the phase difference of L and R:
-///   g = exp(−u²/(2σu²) − (1 − cos φ)/σφ²), u = (|L|² − |R|²)/(|L|² + |R|²) (an ILD of d dB is
-///   u ≈ d/8.69), φ the angle of L·R*, σ = 1 dB of level difference and 0.6 rad of phase: a bin
-///   whose channels agree to within about a decibel and a few tens of degrees counts as the
-///   centre's. The mask is not applied to the output (that would sound watery and, measured on the
-///   studio mixes, loses on hard-panned and reverberant ones): it only estimates the centre's power.
+/// centre weighs, per bin and frame (issue 29):
+/// - how far apart the panned parts sit around the bin: the `sideRegions`, smoothed over 2 s and
+///   ±6 bins, keep, of the power in bins where one channel is at least 3 dB louder than the other,
+///   which share leans to one side (|signed| / total) and the mean level difference d in dB.
+///   Both masks below scale with d: parts at ±0.2 are 2.8 dB off the middle, at ±0.7 12 dB, hard
+///   panned 16 dB, and a tolerance that suits one is too tight or too loose for another.
+/// - a soft mask on the frame's own cues, the level ratio and the phase difference of L and R,
+///   for the estimate: g = exp(−u²/(2σu²) − (1 − cos φ)/σφ²), u = (|L|² − |R|²)/(|L|² + |R|²) (an
+///   ILD of x dB is u ≈ x/8.69), φ the angle of L·R*, σ = 0.17 × d dB (0.68 … 4 dB), σφ = 0.49 rad.
 /// - a local multichannel Wiener filter: the centre modelled as (1, 1)·C with power
 ///   P = E|g·M|² (M = (L + R)/2), the rest as the 2×2 covariance B of L − g·M and R − g·M, both
-///   smoothed over 0.1 s and ±1 bin (`centreModel`); the weights w = P·(P·11ᵀ + B + λI)⁻¹·1,
-///   λ = 10⁻³ × the trace of B, estimate C by least squares from both channels. Where a part
+///   smoothed over 0.2 s, per bin (`centreModel`); the weights w = P·(P·11ᵀ + B + λI)⁻¹·1,
+///   λ = 0.007 × the trace of B, estimate C by least squares from both channels. Where a part
 ///   panned to one side is louder than the centre, it is taken out by the phase and level
 ///   relation of L and R over the neighbourhood, not only scaled down as a mask would.
 /// - the minimum-variance distortionless beamformer for the centre direction (1, 1), on the
 ///   covariance of L and R smoothed over 0.25 s and ±3 bins (`covariance`): w = R⁻¹·1 / (1ᵀ·R⁻¹·1)
 ///   passes the middle unchanged and nulls whatever one other direction dominates the bin, with a
-///   diagonal loading of 0.05 × the mean channel power. It wins where strongly panned parts sit
-///   (the mask and the Wiener filter then lose a centred bass under a guitar hard left).
-/// The last two are mixed per bin by the `sideRegions`, smoothed over 2 s and ±6 bins: of the
-/// power in bins where one channel is at least 3 dB louder than the other, which share leans to
-/// one side (|signed| / total) and by how many dB on average. Where both are high (one side's
-/// share 0.4 → 0.7, level difference 5 → 8 dB, each ramped linearly), the beamformer; elsewhere
-/// the Wiener filter. Everything is smoothed statistics or a per-bin linear combination of L and
-/// R (the mask enters only through the 0.1 s statistics): no gain jumps from frame to frame.
+///   diagonal loading of 0.024 × the mean channel power. It wins where strongly panned parts sit
+///   (the mask and the Wiener filter then lose a centred bass under a guitar hard left). The two
+///   are mixed per bin by the side regions: where one side's share is high (0.66 → 0.88) and d is
+///   (2.6 → 8 dB), each ramped linearly, the beamformer; elsewhere the Wiener filter.
+/// - an output mask on the frame's own cues, a logistic step in |ILD| at b = 0.25 × d dB
+///   (0.5 … 6 dB), as wide as 0.45 × b, scaled to 1 at 0 dB, times the same phase term, to the
+///   power 0.24 (a gentle mask: −1.2 dB at the boundary, −4.6 dB at twice it, −9 dB at three
+///   times). It multiplies the Wiener filter's output: the statistics are smoothed over 0.2 s
+///   and cannot follow which part holds a bin in this frame; the mask can, and it is what takes
+///   the ±0.2 parts (and the reverberation of all parts) down between the centre's notes. Where
+///   the beamformer is used below 350 Hz it is not applied: a centred bass under a part panned
+///   hard is what the beamformer finds there and what the mask would take.
+/// Measured on the studio mixes (`StudioMixIsolationTests`, docs/manual.md), SI-SDR of the centred
+/// lead: the output mask gains +0.3 … +0.6 dB on every mix but two (the reverberant trumpet loses
+/// 0.9 dB, hard panning 0.1 … 0.2); σ scaled with d, against a fixed 1 dB, gains +1.7 dB at ±0.7
+/// and +1.0 … +1.1 on hard panning, and loses 0.4 on the spread trumpet and 1.0 on the
+/// reverberant one; the output boundary scaled with d, against a fixed 1.4 dB, +0.3 at ±0.7 and
+/// +0.7 on hard panning.
 ///
 /// sides: the difference D = L − R holds nothing of the centre, exactly; each channel's side part
 /// is the least-squares prediction of that channel from D, with a real gain per bin:
@@ -58,21 +70,31 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     var analysesEveryHopWhileIdle = false
 
     // Constants as literals (a computed `static let` is initialised lazily, behind a lock).
-    /// The mask's 1/(2σu²), σu = 1 dB / (20/ln 10), and 1/σφ², σφ = 0.6 rad.
-    static let levelWeight: Float = 37.7223
-    static let phaseWeight: Float = 2.777778
-    static let wienerLoading = 1e-3
-    static let beamformerLoading: Float = 0.05
+    /// The mask's level tolerance σ in dB, per bin: `levelTolerancePerDecibel` × the mean level
+    /// difference of the side regions (how far apart the panned parts sit there), within
+    /// `levelToleranceMin` … `levelToleranceMax`.
+    static let levelTolerancePerDecibel: Float = 0.17
+    static let levelToleranceMin: Float = 0.68, levelToleranceMax: Float = 4
+    /// The output mask's boundary per dB of the side regions' level difference, its range, its
+    /// softness (a share of the boundary) and its exponent.
+    static let outputBoundaryPerDecibel: Float = 0.25
+    static let outputBoundaryMin: Float = 0.5, outputBoundaryMax: Float = 6
+    static let outputSoftness: Float = 0.45
+    static let outputExponent: Float = 0.24
+    /// The masks' 1/σφ², σφ = 0.49 rad.
+    static let phaseWeight: Float = 4.164931
+    static let wienerLoading = 7e-3
+    static let beamformerLoading: Float = 0.024
     /// A bin counts for the side regions when one channel's power is this many times the other's
     /// (10^0.3: 3 dB).
     static let sidePowerRatio: Float = 1.995262
     /// The side regions' ramps: one side's share of the power, and the mean level difference in dB.
-    static let shareLow: Float = 0.4, shareHigh: Float = 0.7
-    static let decibelsLow: Float = 5, decibelsHigh: Float = 8
+    static let shareLow: Float = 0.66, shareHigh: Float = 0.88
+    static let decibelsLow: Float = 2.6, decibelsHigh: Float = 8
 
     /// |L|², |R|², L·R* (real, imaginary): 0.25 s, ±3 bins (the beamformer and the sides).
     let covariance: BinStatistics
-    /// |g·M|², |L − g·M|², |R − g·M|², (L − g·M)·(R − g·M)* (real, imaginary): 0.1 s, ±1 bin.
+    /// |g·M|², |L − g·M|², |R − g·M|², (L − g·M)·(R − g·M)* (real, imaginary): 0.2 s, per bin.
     let centreModel: BinStatistics
     /// In bins with one channel ≥ 3 dB louder: the power, the power signed (+ left), the power ×
     /// the level difference in dB: 2 s, ±6 bins.
@@ -82,8 +104,14 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     private let right: UnsafeMutablePointer<Float>
     private let centreSpectrum: UnsafeMutablePointer<Float>
     private let sidesSpectrum: UnsafeMutablePointer<Float>
-    /// The latest frame's mask, per bin.
+    /// The latest frame's masks, per bin: the estimate's and the output's (`computeMasks`).
     private let mask: UnsafeMutablePointer<Float>
+    private let outputMask: UnsafeMutablePointer<Float>
+    /// Bins below 350 Hz: where the beamformer is used, its output is not masked there (a
+    /// centred bass under a part panned hard is what it finds, and what the mask would take).
+    private let beamformerOnlyBins: Int
+    /// ln(1 + e^x) at 0 dB (x = −1/`outputSoftness`), as `computeMasks` computes it.
+    private let softplusAtCentre: Float
 
     /// The centre, and the left channel of the sides (the right is that minus the delayed L − R).
     let centre: OverlapAdd
@@ -108,7 +136,7 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
         let hop = stft.hopFrames, bins = stft.binCount, stride = StereoSplitter.idleStride
         covariance = BinStatistics(fieldCount: 4, binCount: bins, binRadius: 3, seconds: 0.25, hopFrames: hop,
                                    sampleRate: sampleRate, stride: stride)
-        centreModel = BinStatistics(fieldCount: 5, binCount: bins, binRadius: 1, seconds: 0.1, hopFrames: hop,
+        centreModel = BinStatistics(fieldCount: 5, binCount: bins, binRadius: 0, seconds: 0.2, hopFrames: hop,
                                     sampleRate: sampleRate, stride: stride)
         sideRegions = BinStatistics(fieldCount: 3, binCount: bins, binRadius: 6, seconds: 2, hopFrames: hop,
                                     sampleRate: sampleRate, stride: stride)
@@ -118,6 +146,10 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
         sidesSpectrum = stft.makeSpectrum()
         mask = .allocate(capacity: bins)
         mask.initialize(repeating: 0, count: bins)
+        outputMask = .allocate(capacity: bins)
+        outputMask.initialize(repeating: 0, count: bins)
+        softplusAtCentre = 2.302585 * fastLog10(1 + fastExp(-1 / StereoSplitter.outputSoftness))
+        beamformerOnlyBins = Int((350.0 * Double(stft.frameFrames) / Double(sampleRate)).rounded(.up))
         centre = OverlapAdd(frameFrames: stft.frameFrames, hopFrames: hop)
         sidesLeft = OverlapAdd(frameFrames: stft.frameFrames, hopFrames: hop)
         framesToHop = hop
@@ -126,6 +158,7 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     deinit {
         for spectrum in [left, right, centreSpectrum, sidesSpectrum] { RealFFT.free(spectrum) }
         mask.deallocate()
+        outputMask.deallocate()
     }
 
     static func frameFrames(sampleRate: Int) -> Int {
@@ -206,8 +239,7 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     private func synthesiseRunning(keep: Bool) {
         covariance.box()
         if centreRunning {
-            centreModel.box()
-            sideRegions.box()
+            centreModel.box()  // (the side regions were boxed when the frame was folded in)
             synthesiseCentre(into: centre)
         }
         if sidesRunning { synthesiseSides(into: sidesLeft) }
@@ -220,22 +252,64 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     private func analyse(_ history: borrowing DelayLine, end: Int, fold: Fold) {
         stft.analyse(history, channel: 0, end: end, into: left)
         stft.analyse(history, channel: 1, end: end, into: right)
-        let left = self.left, right = self.right, mask = self.mask
-        let levelWeight = StereoSplitter.levelWeight, phaseWeight = StereoSplitter.phaseWeight
-        for k in 0..<stft.binCount {
-            let lr = left[2 * k], li = left[2 * k + 1], rr = right[2 * k], ri = right[2 * k + 1]
-            let pl = lr * lr + li * li, pr = rr * rr + ri * ri
-            let u = (pl - pr) / (pl + pr + 1e-30)
-            // cos φ ≤ 1 (clamped against rounding), so g ≤ 1; the 1e-30 under the root leaves
-            // near-silent bins (|L|·|R| ≲ 1e-15) out of the centre rather than dividing by 0.
-            let cosine = min(1, (lr * rr + li * ri) / libmSqrtf(pl * pr + 1e-30))
-            mask[k] = fastExp(-(u * u * levelWeight + (1 - cosine) * phaseWeight))
-        }
-        if fold == .none { return }
         let strided = fold == .strided
+        if fold != .none {
+            // The side regions first: the masks' tolerances come from them, this frame included.
+            foldSideRegions(strided ? sideRegions.stridedSmoothing : sideRegions.smoothing)
+            sideRegions.box()
+        }
+        computeMasks(output: centreRunning)  // (the output's only while it is synthesised)
+        if fold == .none { return }
         foldCovariance(strided ? covariance.stridedSmoothing : covariance.smoothing)
         foldCentreModel(strided ? centreModel.stridedSmoothing : centreModel.smoothing)
-        foldSideRegions(strided ? sideRegions.stridedSmoothing : sideRegions.smoothing)
+    }
+
+    /// Real-time thread. The analysed frame's two masks (the side regions boxed). Both follow the
+    /// mean level difference d of the side regions around the bin (how far apart the panned parts
+    /// sit there), so that where they sit close to the middle (±0.2: 2.8 dB) only bins within a
+    /// fraction of that count as the centre's, and where they sit far out (±0.7: 12 dB; hard
+    /// panning) a reverberant or partly covered centre still does:
+    /// - the estimate's (`mask`, which shapes the statistics): exp(−u²/(2σu²) − (1 − cos φ)/σφ²),
+    ///   σ = `levelTolerancePerDecibel` × d in dB, within `levelToleranceMin` … `levelToleranceMax`;
+    /// - the output's (`outputMask`): a logistic step in the level difference |ILD| at
+    ///   b = `outputBoundaryPerDecibel` × d (within `outputBoundaryMin` … `outputBoundaryMax`),
+    ///   as wide as `outputSoftness` × b, scaled to 1 at 0 dB, times the same phase term, to the
+    ///   power `outputExponent`: a bin both channels carry alike passes whole.
+    ///
+    /// Eight bins at a time (`MaskLanes`; the last, partial group through lanes padded with
+    /// silence): the exponentials and logarithms are polynomials, and a bin at a time they were
+    /// the splitter's largest cost.
+    private func computeMasks(output: Bool) {
+        let left = self.left, right = self.right, mask = self.mask, outputMask = self.outputMask
+        let sidePower = sideRegions.boxedField(0), sideDecibels = sideRegions.boxedField(2)
+        let softplusAtCentre = self.softplusAtCentre
+        let bins = stft.binCount
+        var k = 0
+        while k < bins {
+            var bin: MaskLanes
+            if k + 8 <= bins {
+                let l = UnsafeRawPointer(left + 2 * k).loadUnaligned(as: SIMD16<Float>.self)
+                let r = UnsafeRawPointer(right + 2 * k).loadUnaligned(as: SIMD16<Float>.self)
+                bin = MaskLanes(left: l, right: r,
+                                sidePower: UnsafeRawPointer(sidePower + k).loadUnaligned(as: SIMD8<Float>.self),
+                                sideDecibels: UnsafeRawPointer(sideDecibels + k).loadUnaligned(as: SIMD8<Float>.self))
+            } else {
+                var l = SIMD16<Float>(), r = SIMD16<Float>(), power = SIMD8<Float>(repeating: 1), decibels = SIMD8<Float>()
+                for j in 0..<(bins - k) {
+                    l[2 * j] = left[2 * (k + j)]; l[2 * j + 1] = left[2 * (k + j) + 1]
+                    r[2 * j] = right[2 * (k + j)]; r[2 * j + 1] = right[2 * (k + j) + 1]
+                    power[j] = sidePower[k + j]; decibels[j] = sideDecibels[k + j]
+                }
+                bin = MaskLanes(left: l, right: r, sidePower: power, sideDecibels: decibels)
+            }
+            let estimate = bin.estimateMask()
+            let out = output ? bin.outputMask(softplusAtCentre: softplusAtCentre) : SIMD8<Float>()
+            for j in 0..<min(8, bins - k) {
+                mask[k + j] = estimate[j]
+                outputMask[k + j] = out[j]
+            }
+            k += 8
+        }
     }
 
     // A tiny floor on every power (1e-30) keeps them, and so everything derived, out of the
@@ -305,7 +379,7 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     /// Real-time thread. The centre of the analysed frame, added into `stream` (the statistics
     /// boxed).
     private func synthesiseCentre(into stream: borrowing OverlapAdd) {
-        let left = self.left, right = self.right, out = centreSpectrum
+        let left = self.left, right = self.right, out = centreSpectrum, outputMask = self.outputMask
         let ll = covariance.boxedField(0), rr = covariance.boxedField(1)
         let re = covariance.boxedField(2), im = covariance.boxedField(3)
         let centrePower = centreModel.boxedField(0), restLeft = centreModel.boxedField(1), restRight = centreModel.boxedField(2)
@@ -343,8 +417,11 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
             let oneSide = min(1, max(0, (abs(sideSigned[k]) / total - shareLow) / shareSpan))
             let apart = min(1, max(0, (sideDecibels[k] / total - decibelsLow) / decibelsSpan))
             let w = oneSide * apart
-            out[2 * k] = ar + w * (yr - ar)
-            out[2 * k + 1] = ai + w * (yi - ai)
+            // The output mask, where the Wiener filter is used (and above 350 Hz everywhere).
+            let unmasked = k < beamformerOnlyBins ? w : 0
+            let outputGain = unmasked + (1 - unmasked) * outputMask[k]
+            out[2 * k] = outputGain * (ar + w * (yr - ar))
+            out[2 * k + 1] = outputGain * (ai + w * (yi - ai))
         }
         stft.synthesise(out, into: stream)
     }
@@ -399,6 +476,98 @@ func fastLog10(_ x: Float) -> Float {
     return (exponent + log2m) * 0.30103  // log10(2)
 }
 
-// libm, which the compiler's performance check cannot see into: pure arithmetic, no allocation or
-// lock, so safe on the audio thread.
-@inline(__always) private func libmSqrtf(_ x: Float) -> Float { _unsafePerformance { sqrtf(x) } }
+/// Real-time thread. Eight bins' cues for `StereoSplitter.computeMasks`: the channels' powers,
+/// the phase term, and the side regions' mean level difference d around each bin.
+private struct MaskLanes {
+    let leftPower: SIMD8<Float>, rightPower: SIMD8<Float>
+    /// (1 − cos φ)/σφ², φ the angle of L·R*.
+    let phase: SIMD8<Float>
+    /// d, dB.
+    let apart: SIMD8<Float>
+
+    /// `left` and `right` interleaved (real, imaginary) as the spectra hold them.
+    @inline(__always)
+    init(left: SIMD16<Float>, right: SIMD16<Float>, sidePower: SIMD8<Float>, sideDecibels: SIMD8<Float>) {
+        let lr = left.evenHalf, li = left.oddHalf, rr = right.evenHalf, ri = right.oddHalf
+        leftPower = lr * lr + li * li
+        rightPower = rr * rr + ri * ri
+        // cos φ ≤ 1 (clamped against rounding), so both masks are ≤ 1; the 1e-30 under the root
+        // leaves near-silent bins (|L|·|R| ≲ 1e-15) out of the centre rather than dividing by 0.
+        let product: SIMD8<Float> = leftPower * rightPower + 1e-30
+        // (libm's square root, lane by lane, which the compiler's performance check cannot see
+        // into: pure arithmetic, no allocation or lock.)
+        let root = _unsafePerformance { product.squareRoot() }
+        let cosine = pointwiseMin(SIMD8<Float>(repeating: 1), (lr * rr + li * ri) / root)
+        phase = (1 - cosine) * StereoSplitter.phaseWeight
+        apart = sideDecibels / pointwiseMax(sidePower, SIMD8<Float>(repeating: 1e-30))
+    }
+
+    /// exp(−u²/(2σu²) − phase), u = (|L|² − |R|²)/(|L|² + |R|²), σ = `levelTolerancePerDecibel` × d
+    /// dB within `levelToleranceMin` … `levelToleranceMax` (an ILD of x dB is u ≈ x/8.69).
+    @inline(__always)
+    func estimateMask() -> SIMD8<Float> {
+        let u = (leftPower - rightPower) / (leftPower + rightPower + 1e-30)
+        let sigma = (StereoSplitter.levelTolerancePerDecibel * apart)
+            .clamped(lowerBound: SIMD8(repeating: StereoSplitter.levelToleranceMin),
+                     upperBound: SIMD8(repeating: StereoSplitter.levelToleranceMax)) / 8.685890
+        let weight = 0.5 / (sigma * sigma)
+        return fastExp(-(u * u * weight + phase))
+    }
+
+    /// ((1 + e^x)/(1 + e^x₀))^−e · e^(−e·phase), x = (|ILD| − b)/(softness·b), x₀ its value at 0
+    /// dB, b = `outputBoundaryPerDecibel` × d within `outputBoundaryMin` … `outputBoundaryMax`,
+    /// e = `outputExponent`. ln(1 + e^x) = max(x, 0) + ln(1 + e^−|x|) (fastExp takes any exponent
+    /// ≤ 0: a near-silent channel's ILD of hundreds of dB gives 10⁻³⁸).
+    @inline(__always)
+    func outputMask(softplusAtCentre: Float) -> SIMD8<Float> {
+        let boundary = (StereoSplitter.outputBoundaryPerDecibel * apart)
+            .clamped(lowerBound: SIMD8(repeating: StereoSplitter.outputBoundaryMin),
+                     upperBound: SIMD8(repeating: StereoSplitter.outputBoundaryMax))
+        let ratio = (leftPower + 1e-30) / (rightPower + 1e-30)
+        let level = magnitude(10 * fastLog10(ratio))
+        let x = (level - boundary) / (StereoSplitter.outputSoftness * boundary)
+        let tail: SIMD8<Float> = 1 + fastExp(-magnitude(x))
+        let softplus = pointwiseMax(x, SIMD8(repeating: 0)) + 2.302585 * fastLog10(tail)
+        return fastExp(-StereoSplitter.outputExponent * (softplus - softplusAtCentre + phase))
+    }
+}
+
+/// Real-time thread. `fastExp`, eight at a time, to the same bits: the integer part through the
+/// 1.5·2²³ rounding constant and wrapping integer arithmetic (a conversion that can trap keeps a
+/// loop from being vectorised).
+@inline(__always)
+func fastExp(_ x: SIMD8<Float>) -> SIMD8<Float> {
+    let t = SIMD8<Float>(repeating: -87).replacing(with: x, where: x .>= -87) * 1.442695  // NaN → −87
+    let shifted = t + 12_582_912  // its mantissa holds round(t)
+    var whole = shifted - 12_582_912
+    var n = (unsafeBitCast(shifted, to: SIMD8<Int32>.self) & 0x007F_FFFF) &- 0x0040_0000
+    let down = whole .> t  // rounded up: down by one, as floor
+    whole = whole.replacing(with: whole - 1, where: down)
+    n = n.replacing(with: n &- 1, where: down)
+    let f = t - whole
+    var p: SIMD8<Float> = f * 0.00178896049 + 0.00919097781  // (broken up for the type checker)
+    p = p * f + 0.0556685969
+    p = p * f + 0.240202631
+    p = p * f + 0.693147985
+    p = p * f + 1
+    return p * unsafeBitCast((n &+ 127) &<< 23, to: SIMD8<Float>.self)
+}
+
+/// Real-time thread. `fastLog10`, eight at a time, to the same bits.
+@inline(__always)
+func fastLog10(_ x: SIMD8<Float>) -> SIMD8<Float> {
+    let bits = unsafeBitCast(x, to: SIMD8<Int32>.self)
+    let exponent = SIMD8<Float>((bits &>> 23) &- 127)
+    let m = unsafeBitCast((bits & 0x007F_FFFF) | 0x3F80_0000, to: SIMD8<Float>.self) - 1
+    var r: SIMD8<Float> = m * -0.0341760066 + 0.144682866
+    r = r * m - 0.301045696
+    r = r * m + 0.468026869
+    r = r * m - 0.720175755
+    r = r * m + 1.44266888
+    return (exponent + m * r) * 0.30103
+}
+
+@inline(__always)
+private func magnitude(_ x: SIMD8<Float>) -> SIMD8<Float> {
+    unsafeBitCast(unsafeBitCast(x, to: SIMD8<UInt32>.self) & 0x7FFF_FFFF, to: SIMD8<Float>.self)
+}

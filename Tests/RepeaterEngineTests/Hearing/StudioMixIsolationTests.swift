@@ -77,22 +77,24 @@ struct StudioMixIsolationTests {
             #expect(row.centreSDR - row.plainSDR >= 0, "\(label): centre \(String(format: "%+.2f", row.centreSDR - row.plainSDR)) dB")
             #expect(row.leadThroughSides <= -20, "\(label): the lead through sides at \(row.leadThroughSides) dB")
         }
-        // Issue 29's goals. The mask-guided Wiener filter (StereoSplitter) meets +8 dB dry on the
-        // trumpet at ±0.2 (+8.1), asserted; the others are known issues with their figures:
-        // dry +5.9 … +7.9 (voice ±0.7 +5.9, voice ±0.2/0.4/0.7 +6.5, voice ±0.2 +7.0, trumpet
-        // ±0.2/0.4/0.7 +7.4, voice ±0.4 +7.9), reverb +5.2 and +5.5 (voice), +1.7 (trumpet
-        // ±0.2/0.4/0.7: its own tail reads as "not centre"). See docs/manual.md, "Hearing the part".
+        // Issue 29's goals. Met by the splitter (StereoSplitter: the masks' tolerances follow how
+        // far apart the panned parts sit, the output mask) on seven of the nine synthetic mixes,
+        // asserted; the other two are known issues with their figures: the voice over the spread
+        // layout dry +7.4 (goal +8), the trumpet over the spread layout with reverb +0.8 (goal +6:
+        // in the bins it holds, its own tail leaves it 1.9 dB off the middle on average, 0.5 dB
+        // dry, as far as a part at ±0.2). See docs/manual.md, "Hearing the part".
         func goal(_ row: Row) -> Double { row.reverb ? 6 : 8 }
         func text(_ row: Row) -> String {
             "\(row.name), \(row.panning), reverb \(row.reverb): centre \(String(format: "%+.2f", row.centreSDR - row.plainSDR)) dB"
         }
-        let met: Set<String> = ["song + trumpet|±0.2|false"]
+        let short: Set<String> = ["song + voice|±0.2/0.4/0.7|false", "song + trumpet|±0.2/0.4/0.7|true"]
         let synthetic = rows.filter { !$0.isRecording }
-        for row in synthetic where met.contains("\(row.name)|\(row.panning)|\(row.reverb)") {
+        #expect(synthetic.count == 9)
+        for row in synthetic where !short.contains("\(row.name)|\(row.panning)|\(row.reverb)") {
             #expect(row.centreSDR - row.plainSDR >= goal(row), "\(text(row))")
         }
-        withKnownIssue("issue 29: centre on moderately panned mixes is below its goal (dry +5.9 … +7.9, reverb +1.7 … +5.5)") {
-            for row in synthetic where !met.contains("\(row.name)|\(row.panning)|\(row.reverb)") {
+        withKnownIssue("issue 29: centre below its goal on the spread layout (voice dry +7.4, trumpet with reverb +0.8)") {
+            for row in synthetic where short.contains("\(row.name)|\(row.panning)|\(row.reverb)") {
                 #expect(row.centreSDR - row.plainSDR >= goal(row), "\(text(row))")
             }
         }
