@@ -148,7 +148,7 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
         mask.initialize(repeating: 0, count: bins)
         outputMask = .allocate(capacity: bins)
         outputMask.initialize(repeating: 0, count: bins)
-        softplusAtCentre = 2.302585 * fastLog10(1 + fastExp(-1 / StereoSplitter.outputSoftness))
+        softplusAtCentre = (2.302585 * fastLog10(1 + fastExp(SIMD8(repeating: -1 / StereoSplitter.outputSoftness))))[0]
         beamformerOnlyBins = Int((350.0 * Double(stft.frameFrames) / Double(sampleRate)).rounded(.up))
         centre = OverlapAdd(frameFrames: stft.frameFrames, hopFrames: hop)
         sidesLeft = OverlapAdd(frameFrames: stft.frameFrames, hopFrames: hop)
@@ -447,34 +447,14 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     }
 }
 
-// The mask's exponential and the side regions' decibels need a few digits only (a weight, and a
-// ramp from 5 to 8 dB): polynomial approximations, branch-free and vectorisable, where libm's
-// expf and log10f cost more than the two transforms of a frame.
+// The masks' exponentials and logarithms and the side regions' decibels need a few digits only
+// (weights, and a ramp from 2.6 to 8 dB): polynomial approximations, eight at a time (`fastExp`,
+// `fastLog10` on SIMD8), where libm's expf and log10f cost more than the two transforms of a frame.
 
-/// Real-time thread. e^x for x ≤ 0 (x below −87 gives about 10⁻³⁸), relative error < 10⁻⁶ (in
-/// double, the polynomial's own: 4.2·10⁻⁷).
+/// Real-time thread. log10(x) for one x > 0: `fastLog10` of eight lanes, the first (the side
+/// regions' decibels, bin by bin, in the bins one channel leans to).
 @inline(__always)
-func fastExp(_ x: Float) -> Float {
-    let t = (x >= -87 ? x : -87) * 1.442695  // log2(e); NaN → −87 (Int32(NaN) would trap)
-    var whole = Float(Int32(t))  // towards zero; then down (`rounded(.down)` is not @_noLocks-clean)
-    whole -= whole > t ? 1 : 0
-    let f = t - whole  // in [0, 1)
-    // 2^f = 1 + f·q(f), q of degree 4 fitted by least squares on [0, 1)
-    let p = 1 + f * (0.693147985 + f * (0.240202631 + f * (0.0556685969 + f * (0.00919097781 + f * 0.00178896049))))
-    return p * Float(bitPattern: UInt32(Int32(whole) + 127) << 23)
-}
-
-/// Real-time thread. log10(x) for x > 0 (normal), absolute error < 10⁻⁵ (the polynomial's own in
-/// double: 1.9·10⁻⁵ in log2).
-@inline(__always)
-func fastLog10(_ x: Float) -> Float {
-    let bits = x.bitPattern
-    let exponent = Float(Int32(bits >> 23) - 127)
-    let m = Float(bitPattern: (bits & 0x007F_FFFF) | 0x3F80_0000) - 1  // the mantissa − 1, in [0, 1)
-    // log2(1 + m) = m·r(m), r of degree 5 fitted by least squares on [0, 1)
-    let log2m = m * (1.44266888 + m * (-0.720175755 + m * (0.468026869 + m * (-0.301045696 + m * (0.144682866 - m * 0.0341760066)))))
-    return (exponent + log2m) * 0.30103  // log10(2)
-}
+func fastLog10(_ x: Float) -> Float { fastLog10(SIMD8(repeating: x))[0] }
 
 /// Real-time thread. Eight bins' cues for `StereoSplitter.computeMasks`: the channels' powers,
 /// the phase term, and the side regions' mean level difference d around each bin.
@@ -532,9 +512,10 @@ private struct MaskLanes {
     }
 }
 
-/// Real-time thread. `fastExp`, eight at a time, to the same bits: the integer part through the
-/// 1.5·2²³ rounding constant and wrapping integer arithmetic (a conversion that can trap keeps a
-/// loop from being vectorised).
+/// Real-time thread. e^x for x ≤ 0 (x below −87 gives about 10⁻³⁸), eight at a time, relative
+/// error < 10⁻⁶ (in double, the polynomial's own: 4.2·10⁻⁷). The integer part through the 1.5·2²³
+/// rounding constant and wrapping integer arithmetic (a conversion that can trap keeps a loop from
+/// being vectorised; `rounded(.down)` is not @_noLocks-clean).
 @inline(__always)
 func fastExp(_ x: SIMD8<Float>) -> SIMD8<Float> {
     let t = SIMD8<Float>(repeating: -87).replacing(with: x, where: x .>= -87) * 1.442695  // NaN → −87
@@ -544,8 +525,10 @@ func fastExp(_ x: SIMD8<Float>) -> SIMD8<Float> {
     let down = whole .> t  // rounded up: down by one, as floor
     whole = whole.replacing(with: whole - 1, where: down)
     n = n.replacing(with: n &- 1, where: down)
-    let f = t - whole
-    var p: SIMD8<Float> = f * 0.00178896049 + 0.00919097781  // (broken up for the type checker)
+    let f = t - whole  // in [0, 1)
+    // 2^f = 1 + f·q(f), q of degree 4 fitted by least squares on [0, 1) (Horner's rule, a step a
+    // line for the type checker)
+    var p: SIMD8<Float> = f * 0.00178896049 + 0.00919097781
     p = p * f + 0.0556685969
     p = p * f + 0.240202631
     p = p * f + 0.693147985
@@ -553,18 +536,20 @@ func fastExp(_ x: SIMD8<Float>) -> SIMD8<Float> {
     return p * unsafeBitCast((n &+ 127) &<< 23, to: SIMD8<Float>.self)
 }
 
-/// Real-time thread. `fastLog10`, eight at a time, to the same bits.
+/// Real-time thread. log10(x) for x > 0 (normal), eight at a time, absolute error < 10⁻⁵ (the
+/// polynomial's own in double: 1.9·10⁻⁵ in log2).
 @inline(__always)
 func fastLog10(_ x: SIMD8<Float>) -> SIMD8<Float> {
     let bits = unsafeBitCast(x, to: SIMD8<Int32>.self)
     let exponent = SIMD8<Float>((bits &>> 23) &- 127)
-    let m = unsafeBitCast((bits & 0x007F_FFFF) | 0x3F80_0000, to: SIMD8<Float>.self) - 1
+    let m = unsafeBitCast((bits & 0x007F_FFFF) | 0x3F80_0000, to: SIMD8<Float>.self) - 1  // in [0, 1)
+    // log2(1 + m) = m·r(m), r of degree 5 fitted by least squares on [0, 1)
     var r: SIMD8<Float> = m * -0.0341760066 + 0.144682866
     r = r * m - 0.301045696
     r = r * m + 0.468026869
     r = r * m - 0.720175755
     r = r * m + 1.44266888
-    return (exponent + m * r) * 0.30103
+    return (exponent + m * r) * 0.30103  // log10(2)
 }
 
 @inline(__always)
