@@ -45,11 +45,12 @@ public enum HearingBench {
         .equalizer(gains: (-6, 3, -3), label: "equalizer ramping", ramping: true),
     ]
 
-    /// Measures every setting: `seconds` of audio back to back, then `pacedSeconds` of real time
-    /// paced (0: skip).
-    public static func measure(seconds: Double, pacedSeconds: Double, sampleRate: Int = 48_000, blockFrames: Int = 256) -> [HearingCost] {
+    /// Measures every setting (or those whose label contains `only`): `seconds` of audio back to
+    /// back, then `pacedSeconds` of real time paced (0: skip).
+    public static func measure(seconds: Double, pacedSeconds: Double, only: String? = nil, sampleRate: Int = 48_000,
+                               blockFrames: Int = 256) -> [HearingCost] {
         Isolator.warmUpRuntime()
-        return settings.map { setting in
+        return settings.filter { only.map(label($0).contains) ?? true }.map { setting in
             let tight = run(setting, seconds: seconds, paced: false, sampleRate: sampleRate, blockFrames: blockFrames)
             let paced = pacedSeconds > 0 ? run(setting, seconds: pacedSeconds, paced: true, sampleRate: sampleRate, blockFrames: blockFrames) : nil
             return HearingCost(name: label(setting), tightPercent: tight.percent, pacedPercent: paced?.percent ?? .nan,

@@ -21,7 +21,7 @@
 //   repeater-bench analyze [--minutes 5] [--rate 44100] [--rounds 3] [--file F]
 //   repeater-bench analyze --corpus [N]   (the real-music corpus, beside aubio tempo)
 //       a recording's map (beats, bars, key) against aubio's beat tracker, CPU seconds (AnalyzeBench.swift).
-//   repeater-bench hearing [--seconds 20] [--paced-seconds 5]
+//   repeater-bench hearing [--seconds 20] [--paced-seconds 5] [--only centre]
 //       the isolator's and the equalizer's CPU cost per mode, tight and paced as a real-time player is.
 //   repeater-bench phrases [--minutes 60] [--keep]
 //       automatic phrases of an hour of espeak-ng speech: CPU seconds and accuracy (PhrasesBench.swift).
@@ -39,15 +39,20 @@ do throws(RepeaterError) {
     case "memory": try runMemory(arguments: arguments)
     case "analyze": runAnalyzeBench(arguments: arguments)
     case "hearing":
-        var seconds = 20.0, paced = 5.0
+        var seconds = 20.0, paced = 5.0, only: String?
         var rest = arguments
         while rest.count >= 2 {
-            let (name, value) = (rest.removeFirst(), Double(rest.removeFirst()) ?? 0)
-            if name == "--seconds" { seconds = value } else if name == "--paced-seconds" { paced = value }
+            let (name, value) = (rest.removeFirst(), rest.removeFirst())
+            switch name {
+            case "--seconds": seconds = Double(value) ?? 0
+            case "--paced-seconds": paced = Double(value) ?? 0
+            case "--only": only = value
+            default: throw RepeaterError(.input, "repeater-bench hearing: unknown option \(name) (--seconds, --paced-seconds, --only)")
+            }
         }
         let setUp = HearingBench.initMilliseconds()
         print(String(format: "Isolator.init (stereo, 48 kHz): %.1f ms the first time, %.1f ms again", setUp.first, setUp.again))
-        print(HearingBench.table(HearingBench.measure(seconds: seconds, pacedSeconds: paced)))
+        print(HearingBench.table(HearingBench.measure(seconds: seconds, pacedSeconds: paced, only: only)))
     case "phrases":
         do { try runPhrasesBench(arguments: arguments) } catch { throw RepeaterError(.failure, "\(error)") }
     default:
