@@ -46,19 +46,37 @@ struct BinStatistics: ~Copyable, @unchecked Sendable {
     @inline(__always)
     func field(_ index: Int) -> UnsafeMutablePointer<Float> { storage + index * paddedCount + binRadius }
 
-    /// Real-time thread. Field `index` summed over ±`binRadius` bins, as the last `box()` left it.
+    /// Real-time thread. Field `index` summed over ±`binRadius` bins, as the last `box()` left it
+    /// (with a radius of 0, the field itself: there is nothing to sum).
     @inline(__always)
-    func boxedField(_ index: Int) -> UnsafeMutablePointer<Float> { boxed + index * binCount }
+    func boxedField(_ index: Int) -> UnsafeMutablePointer<Float> {
+        binRadius == 0 ? field(index) : boxed + index * binCount
+    }
 
-    /// Real-time thread. Sums every field over ±`binRadius` bins into `boxedField`.
+    /// Real-time thread. Sums every field over ±`binRadius` bins into `boxedField`: eight bins at
+    /// a time, the sum kept in registers over the shifts and stored once (a pass over the field
+    /// per shift loaded and stored every sum 2·`binRadius` times); the additions in the same order,
+    /// so the same bits.
     func box() {
+        if binRadius == 0 { return }
         let width = 2 * binRadius + 1, count = binCount
         for index in 0..<fieldCount {
-            let source = storage + index * paddedCount, target = boxed + index * binCount
-            copySamples(source, to: target, count: count)
-            for shift in 1..<width {
-                let shifted = source + shift
-                for k in 0..<count { target[k] += shifted[k] }
+            let source = UnsafeRawPointer(storage + index * paddedCount), target = boxed + index * binCount
+            var k = 0
+            while k + 8 <= count {
+                var sum = source.loadUnaligned(fromByteOffset: 4 * k, as: SIMD8<Float>.self)
+                for shift in 1..<width {
+                    sum += source.loadUnaligned(fromByteOffset: 4 * (k + shift), as: SIMD8<Float>.self)
+                }
+                UnsafeMutableRawPointer(target + k).storeBytes(of: sum, as: SIMD8<Float>.self)
+                k += 8
+            }
+            let values = source.assumingMemoryBound(to: Float.self)
+            while k < count {
+                var sum = values[k]
+                for shift in 1..<width { sum += values[k + shift] }
+                target[k] = sum
+                k += 1
             }
         }
     }
