@@ -99,6 +99,11 @@ struct CaptureComparison {
         }
         var i = max(0, first - expectedFirst), j = i - (first - expectedFirst)
         var lastSound = i  // the last frame matched where the music was not silent
+        // A candidate that matched no place at an offset never will (what it is tried against
+        // depends on the offset only): after a failed search, the next one at the same offset
+        // starts where it stopped. (Searching the whole range again at every unexplained frame
+        // took minutes for a steady tone, whose values each stand in hundreds of places.)
+        var failedOffset: Int?, failedEnd = 0
         func unexplainedAt(_ i: Int, _ j: Int) {
             unexplained += 1
             if firstUnexplained == nil { firstUnexplained = (i, j) }
@@ -119,7 +124,9 @@ struct CaptureComparison {
                 continue
             }
             var found: (Int, Int)?
-            search: for candidate in i..<min(captured[0].count, i + 2 * slack) where captured[0][candidate] != 0 {
+            let searchEnd = min(captured[0].count, i + 2 * slack)
+            let searchStart = failedOffset == i - j ? max(i, failedEnd) : i
+            search: for candidate in searchStart..<max(searchStart, searchEnd) where captured[0][candidate] != 0 {
                 for place in index[captured[0][candidate]] ?? [] where abs((candidate - place) - (i - j)) <= 4 * slack {
                     if windowMatches(candidate, place, 64) {
                         found = (candidate, place)
@@ -128,6 +135,7 @@ struct CaptureComparison {
                 }
             }
             guard let (newI, newJ) = found else {
+                (failedOffset, failedEnd) = (i - j, max(searchStart, searchEnd))
                 unexplainedAt(i, j)
                 i += 1
                 j += 1
