@@ -394,8 +394,8 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
         while k < bins {
             let n = min(8, bins - k)
             let total = lanesMax(BinLanes.load(sidePower, k, n), SIMD8(repeating: 1e-30))
-            let oneSide = ramp((magnitude(BinLanes.load(sideSigned, k, n)) / total - shareLow) / shareSpan)
-            let apart = ramp((BinLanes.load(sideDecibels, k, n) / total - decibelsLow) / decibelsSpan)
+            let oneSide = lanesClamp((magnitude(BinLanes.load(sideSigned, k, n)) / total - shareLow) / shareSpan, 0, 1)
+            let apart = lanesClamp((BinLanes.load(sideDecibels, k, n) / total - decibelsLow) / decibelsSpan, 0, 1)
             BinLanes.store(oneSide * apart, share, k, n)
             k += 8
         }
@@ -599,13 +599,6 @@ private func lanesClamp(_ x: SIMD8<Float>, _ low: Float, _ high: Float) -> SIMD8
     lanesMin(lanesMax(x, SIMD8(repeating: low)), SIMD8(repeating: high))
 }
 
-/// min(1, max(0, x)) as `Swift.min` and `Swift.max` take them lane by lane (a NaN lane gives 0).
-@inline(__always)
-private func ramp(_ x: SIMD8<Float>) -> SIMD8<Float> {
-    let low = SIMD8<Float>().replacing(with: x, where: x .>= 0)
-    return SIMD8<Float>(repeating: 1).replacing(with: low, where: low .< 1)
-}
-
 /// A smoothed signed term, flushed to zero below 1e-30 (out of the subnormal range).
 @inline(__always)
 private func flushed(_ x: SIMD8<Float>) -> SIMD8<Float> {
@@ -617,16 +610,11 @@ private func flushed(_ x: SIMD8<Float>) -> SIMD8<Float> {
 /// `pad` and are not stored).
 private enum BinLanes {
     @inline(__always)
-    static func load(_ p: UnsafePointer<Float>, _ k: Int, _ n: Int, pad: Float = 0) -> SIMD8<Float> {
+    static func load(_ p: UnsafeMutablePointer<Float>, _ k: Int, _ n: Int, pad: Float = 0) -> SIMD8<Float> {
         if n == 8 { return UnsafeRawPointer(p + k).loadUnaligned(as: SIMD8<Float>.self) }
         var lanes = SIMD8<Float>(repeating: pad)
         for j in 0..<n { lanes[j] = p[k + j] }
         return lanes
-    }
-
-    @inline(__always)
-    static func load(_ p: UnsafeMutablePointer<Float>, _ k: Int, _ n: Int, pad: Float = 0) -> SIMD8<Float> {
-        load(UnsafePointer(p), k, n, pad: pad)
     }
 
     /// (real, imaginary) of bins k … k + 7 of an interleaved spectrum.
