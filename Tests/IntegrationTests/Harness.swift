@@ -399,3 +399,16 @@ func floodTimingStdin(_ player: Child, perSecond: Int = 10_000, send: @escaping 
     sending.wait()
     return (sent, failed, sendingSeconds, latencies)
 }
+
+/// Four seconds (by default) of 16-bit white noise at 48 kHz, the same every time: material whose
+/// every 64-frame window stands in one place only, for captures compared frame by frame.
+func writeNoise(_ path: String, seconds: Int = 4) throws {
+    var state: UInt32 = 2024
+    let samples = (0..<(48_000 * seconds)).map { _ -> Float in
+        state = state &* 1_103_515_245 &+ 12_345
+        return Float(Int16(truncatingIfNeeded: state >> 8) / 4) / 32_768
+    }
+    let writer = try AudioFileWriter(path: path, format: .wav16, sampleRate: 48_000, channelCount: 1)
+    try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frameCount: samples.count) }
+    writer.close()
+}

@@ -87,9 +87,11 @@ extension JackSuites {
         func drillCaptured() throws {
             let server = try TestServer()
             let scratch = ScratchDirectory()
-            try writeSteady(scratch.file("steady.wav"))
-            try threeLines.write(toFile: scratch.file("steady.srt"), atomically: true, encoding: .utf8)
-            let (_, samples) = try readAll(scratch.file("steady.wav"))
+            // Noise, not the steady tone: a tone's values repeat every few periods, so a cycle the
+            // graph loses could be matched at more than one place.
+            try writeNoise(scratch.file("noise.wav"), seconds: 8)
+            try threeLines.write(toFile: scratch.file("noise.srt"), atomically: true, encoding: .utf8)
+            let (_, samples) = try readAll(scratch.file("noise.wav"))
             var expected: [Float] = []
             for start in [24_000, 120_000, 216_000] {
                 for _ in 0..<2 {
@@ -98,14 +100,14 @@ extension JackSuites {
                 }
             }
             expected.removeLast(57_600)  // after the last pass: the end (silence anyway)
-            let (outcome, captured, losses) = try captureRun(server: server, ports: 1, playArguments: ["steady.wav", "--drill", "2x1.2", "--session", scratch.file("s.json")],
+            let (outcome, captured, losses) = try captureRun(server: server, ports: 1, playArguments: ["noise.wav", "--drill", "2x1.2", "--session", scratch.file("s.json")],
                                                      scratch: scratch)
             #expect(outcome.status == 0, "\(outcome.stderr)")
             expectExactlyOnce(captured, [expected], losses: losses)
             // Done: the session remembers the drill and starts the next from the top.
             let saved = try Session.parse(try Data(contentsOf: URL(fileURLWithPath: scratch.file("s.json"))), shown: "s.json")
             #expect(saved.drill == DrillSpec(passes: 2, gapFactor: 1.2) && saved.drillLine == 1)
-            #expect(saved.linesSource == "steady.srt")
+            #expect(saved.linesSource == "noise.srt")
         }
 
         @Test("play --phrases auto drills the very phrases `repeater phrases` writes: recorded voices in room tone, every line at the same frames")

@@ -5,17 +5,6 @@ import Testing
 
 /// A mono 48 kHz 16-bit file of 4 s of deterministic noise: every frame its own, and every value
 /// one that a 24-bit take keeps exactly.
-private func writeNoise(_ path: String, seconds: Int = 4) throws {
-    var state: UInt32 = 2024
-    let samples = (0..<(48_000 * seconds)).map { _ -> Float in
-        state = state &* 1_103_515_245 &+ 12_345
-        return Float(Int16(truncatingIfNeeded: state >> 8) / 4) / 32_768
-    }
-    let writer = try AudioFileWriter(path: path, format: .wav16, sampleRate: 48_000, channelCount: 1)
-    try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frameCount: samples.count) }
-    writer.close()
-}
-
 /// A take's samples (mono), from its `take` event.
 private func takeSamples(_ take: [String: Any]?, _ scratch: ScratchDirectory) throws -> [Float] {
     let file = try #require(take?["file"] as? String, "no take")
@@ -48,8 +37,9 @@ private func recordThroughDelay(delay: Int, playArguments: [String], server: Str
                                            + serverArguments)
     #expect(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
     // A dropout during the measurement (the dummy server without real-time scheduling on two busy
-    // cores skips a cycle now and then) fails it with "try again"; a user would, and so does this.
-    for attempt in 1...3 {
+    // cores skips a cycle now and then) fails it with "try again"; a user would, and so does this,
+    // up to five times (a failure for any other reason is not tried again).
+    for attempt in 1...5 {
         player.send("calibrate")
         #expect(player.waitForOutput(timeout: 15) { jsonEvents($0, "calibrated").count == attempt }, "\(player.stdout.suffix(2000)) \(player.stderr)")
         let reason = jsonEvents(player.stdout, "calibrated").last?["reason"] as? String ?? ""
