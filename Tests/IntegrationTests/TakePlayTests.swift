@@ -47,7 +47,9 @@ private func recordThroughDelay(delay: Int, playArguments: [String], server: Str
         print("takes: calibration \(attempt) failed (\(reason)); again")
     }
     player.send("record on")
-    #expect(player.waitForOutput(timeout: 20) { text in
+    // (A take a dropout spoiled is dropped, whole: on a busy machine the first measured ones may
+    // take a while.)
+    #expect(player.waitForOutput(timeout: 60) { text in
         jsonEvents(text, "take").filter { $0["measured"] as? Bool == true }.count >= wanted
     }, "\(player.stdout.suffix(3000))")
     beforeQuit(player)

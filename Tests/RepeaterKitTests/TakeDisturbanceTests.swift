@@ -173,6 +173,29 @@ struct TakeDisturbanceTests {
         loop.recorder.calibrate()
         #expect(loop.results(1).map(describe) == ["calibrated 1000"])
     }
+
+    @Test("a dropout after the probe came back, within the 2 s the calibration listens, leaves it alone: calibrated to the frame; asked for just after one, the probe waits until the input has run clear of it")
+    func calibrationAndALaterDropout() throws {
+        let loop = LoopSimulation()
+        loop.run(until: 10_000)
+        loop.recorder.calibrate()
+        while loop.capture.probeStartTag.load(ordering: .acquiring) < 0 { loop.cycle() }
+        let probeTag = loop.capture.probeStartTag.load(ordering: .acquiring)
+        // The probe (2048 frames) is back 1000 frames after it left; half a second later, a short cycle.
+        loop.run(until: probeTag + 2048 + 1000 + 24_000)
+        loop.cycle(short: true)
+        #expect(loop.results(1).map(describe) == ["calibrated 1000"])
+        // A short cycle, then the request at once: the probe waits until the input has run clear of
+        // the hole by the margin (it could reach that far), then measures to the frame.
+        let hole = loop.position
+        loop.cycle(short: true)
+        loop.recorder.calibrate()
+        let deadline = Date().addingTimeInterval(20)
+        while loop.capture.probeStartTag.load(ordering: .acquiring) < 0 && Date() < deadline { loop.cycle() }
+        let waited = loop.capture.probeStartTag.load(ordering: .acquiring) - hole
+        #expect(waited >= 16_384 && waited < 48_000, "the probe left \(waited) frames after the hole")
+        #expect(loop.results(1).map(describe) == ["calibrated 1000"])
+    }
 }
 
 private func describe(_ result: TakeRecorder.Result) -> String {

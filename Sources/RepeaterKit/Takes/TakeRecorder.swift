@@ -64,7 +64,18 @@ public final class TakeRecorder: @unchecked Sendable {
     /// How far past Y + R a disturbance may misplace input: the hole itself (a late cycle's
     /// silence, or the cycles the server skipped), at most a few of the largest periods.
     static let disturbanceMargin = 16_384
-    private var calibration: (started: Date, probeTag: Int?)?
+    /// The calibration in progress: when it was asked for, the probe's first tag once it left, the
+    /// input from there (copied as it comes), and the tag the input stopped following on at (a
+    /// block that did not follow on: what comes after is not where its tags say).
+    private struct RunningCalibration {
+        let started = Date()
+        /// The probe was asked of the audio thread.
+        var requested = false
+        var probeTag: Int?
+        var input: [Float] = []
+        var brokenAt: Int?
+    }
+    private var calibration: RunningCalibration?
 
     public init(capture: InputCapture, sampleRate: Int) {
         self.capture = capture
@@ -138,9 +149,7 @@ public final class TakeRecorder: @unchecked Sendable {
             segments.removeAll { $0.id == id }
         case .calibrate:
             guard calibration == nil else { return }
-            capture.probeStartTag.store(-1, ordering: .relaxed)
-            capture.probeRequested.store(true, ordering: .releasing)
-            calibration = (Date(), nil)
+            calibration = RunningCalibration()  // (the probe is asked for by `stepCalibration`)
         }
     }
 
@@ -153,6 +162,11 @@ public final class TakeRecorder: @unchecked Sendable {
             let follows = tag.startFrame == historyEnd && historyEnd != historyStart
             if !follows || tag.generation != generation {
                 for index in segments.indices { fill(&segments[index]) }
+                collectCalibrationInput()
+                if !follows, var running = calibration, let probeTag = running.probeTag, running.brokenAt == nil {
+                    running.brokenAt = probeTag + running.input.count
+                    calibration = running
+                }
             }
             if tag.generation != generation {
                 generation = tag.generation
@@ -244,49 +258,83 @@ public final class TakeRecorder: @unchecked Sendable {
         if !results.isEmpty { shared.withLock { $0.results.append(contentsOf: results) } }
     }
 
-    /// The calibration in progress: waits for the probe to leave, then for 2 s of input after it,
-    /// and looks for it there.
+    /// Copies the calibration's input that came since the last look (up to its 2 s window).
+    private func collectCalibrationInput() {
+        guard var running = calibration, let probeTag = running.probeTag, running.brokenAt == nil else { return }
+        let window = Calibration.searchFrames(sampleRate: sampleRate) + Calibration.probe.count
+        let from = probeTag + running.input.count, to = min(historyEnd, probeTag + window)
+        guard to > from else { return }
+        if from < historyStart {
+            running.brokenAt = from
+        } else {
+            running.input.reserveCapacity(window)
+            for tag in from..<to { running.input.append(history[0][tag & (historyCapacity - 1)]) }
+        }
+        calibration = running
+    }
+
+    /// The calibration in progress: waits for the probe to leave, then for 2 s of input after it
+    /// (or until the input stops following on), and looks for it there. A disturbance spoils it
+    /// only if it may have moved the probe: from `disturbanceMargin` before the probe left (the
+    /// hole it made may reach past that) until the probe was all back; one after that, reported in
+    /// time (`InputCapture.reportLatencyFrames`), leaves the measurement alone. (Any in the 2 s
+    /// window once failed it: on a busy machine, one calibration in three.)
     private func stepCalibration() {
-        guard var running = calibration else { return }
+        guard calibration != nil else { return }
         func finish(_ result: Result) {
             capture.probeRequested.store(false, ordering: .relaxed)
             capture.probeStartTag.store(-1, ordering: .releasing)
             calibration = nil
             shared.withLock { $0.results.append(result) }
         }
-        if running.probeTag == nil {
+        if calibration?.requested == false {
+            // The probe leaves once the input has run `disturbanceMargin` frames clear of the last
+            // dropout (a hole before it may reach past where it leaves), or after a second.
+            takeReportedDisturbance()
+            let now = capture.lastTag.load(ordering: .acquiring)
+            if disturbances.contains(where: { $0 > now - Self.disturbanceMargin }), Date().timeIntervalSince(calibration!.started) < 1 { return }
+            capture.probeStartTag.store(-1, ordering: .relaxed)
+            capture.probeRequested.store(true, ordering: .releasing)
+            calibration?.requested = true
+        }
+        if calibration?.probeTag == nil {
             let tag = capture.probeStartTag.load(ordering: .acquiring)
             if tag >= 0 {
-                running.probeTag = tag
-                calibration = running
-            } else if Date().timeIntervalSince(running.started) > 2 {
+                calibration?.probeTag = tag
+            } else if Date().timeIntervalSince(calibration!.started) > 2 {
                 finish(.calibrated(frames: nil, reason: "the probe did not start: is the JACK client running?"))
                 return
             } else {
                 return
             }
         }
-        let probeTag = running.probeTag!
+        collectCalibrationInput()
+        guard let running = calibration, let probeTag = running.probeTag else { return }
         let window = Calibration.searchFrames(sampleRate: sampleRate) + Calibration.probe.count
-        let disturbed = disturbances.contains { $0 >= probeTag && $0 < probeTag + window }
-        if disturbed || historyStart > probeTag {
-            // Not before the probe has all left (the audio thread lowers the request then): the
-            // next calibration's request must not meet this probe's end.
-            if capture.probeRequested.load(ordering: .acquiring) && Date().timeIntervalSince(running.started) < 6 { return }
-            finish(.calibrated(frames: nil, reason: disturbed ? "the player missed a period during the measurement (a dropout): try again"
-                                                              : "the input was interrupted during the measurement: try again",
-                               dropout: disturbed))
-            return
-        }
-        guard historyEnd >= probeTag + window else {
+        guard running.input.count >= window || running.brokenAt != nil else {
             if Date().timeIntervalSince(running.started) > 6 {
                 finish(.calibrated(frames: nil, reason: "no input arrived: is anything connected to in_1?"))
             }
             return
         }
-        let input = (probeTag..<(probeTag + window)).map { history[0][$0 & (historyCapacity - 1)] }
-        if let lag = Calibration.locate(input) {
+        // Not before the probe has all left (the audio thread lowers the request then): the next
+        // calibration's request must not meet this probe's end.
+        if capture.probeRequested.load(ordering: .acquiring) && Date().timeIntervalSince(running.started) < 6 { return }
+        let lag = Calibration.locate(running.input)
+        // The span a disturbance may have moved the probe in: up to its return's end, once every
+        // report from there has had time to come (the whole window until then).
+        let returned = lag.map { probeTag + $0 + Calibration.probe.count }
+        if let returned, historyEnd < returned + InputCapture.reportLatencyFrames, running.brokenAt != nil,
+           Date().timeIntervalSince(running.started) < 6 { return }
+        takeReportedDisturbance()
+        var spanEnd = probeTag + window
+        if let returned, returned + InputCapture.reportLatencyFrames <= historyEnd { spanEnd = returned }
+        if disturbances.contains(where: { $0 > probeTag - Self.disturbanceMargin && $0 < spanEnd }) {
+            finish(.calibrated(frames: nil, reason: "the player missed a period during the measurement (a dropout): try again", dropout: true))
+        } else if let lag {
             finish(.calibrated(frames: lag, reason: nil))
+        } else if running.brokenAt != nil {
+            finish(.calibrated(frames: nil, reason: "the input was interrupted during the measurement: try again"))
         } else {
             finish(.calibrated(frames: nil, reason: "the probe did not come back in in_1: connect the path out → in you want measured"))
         }
