@@ -163,11 +163,15 @@ extension JackSuites {
             print("buffer size: render-ahead \(renderAhead): seams \(check.seams), slips at reported losses \(check.atLosses), holes elsewhere \(check.holeRuns), late \(status["late"] ?? 0), the player's xruns \(status["xruns"] ?? "?")")
             // Rendering ahead, a period the helper had not finished in time is a silent period the
             // player reports (`late`): its own dropout, judged as a share. At a 64-frame period one
-            // period ahead is 1.3 ms of slack, which this virtual machine's stalls take now and then.
+            // period ahead is 1.3 ms of slack, which this virtual machine's stalls take now and then;
+            // and a stall of the graph (an xrun the server reported: its driver woke late, then ran
+            // cycles back to back) takes it too: only the late periods beyond the reported xruns
+            // are the helper's own.
             let late = status["late"] as? Int ?? 0
             let cycles = frames.count / 256  // at least this many: the periods were 64 to 4096, most of the time 64 or 256
             expectLoopCaptureExact(check, outcome.stdout, losses: losses)
-            #expect(Double(late) <= 0.05 * Double(cycles), "\(late) late periods in at least \(cycles) cycles")
+            #expect(Double(max(0, late - losses.xruns)) <= 0.05 * Double(cycles),
+                    "\(late) late periods (\(losses.xruns) xruns reported) in at least \(cycles) cycles")
             #expect(check.seams >= 8, "seams \(check.seams)")
             #expect(status["underruns"] as? Int == 0)
             expectCallbackKeepsUp(outcome.stdout, losses: losses, label: "buffer size, render-ahead \(renderAhead)")
@@ -196,7 +200,7 @@ extension JackSuites {
             let left = try leftChannel(scratch.file("capture.wav"))
             let first = try #require(left.firstIndex { abs($0) > 0.01 })
             let last = try #require(left.lastIndex { abs($0) > 0.01 })
-            expectNoHoles(left, in: (first + 600)..<(last - 600), losses: GraphLosses(logPath: scratch.file("capture.log")))
+            expectNoHoles(left, in: (first + 600)..<(last - 600), losses: GraphLosses(logPath: scratch.file("capture.log")), playerStdout: outcome.stdout)
             let status = statusLines(outcome.stdout).last ?? [:]
             #expect(status["underruns"] as? Int == 0, "\(status)")
         }

@@ -76,7 +76,7 @@ extension JackSuites {
             #expect(outcome.status == 0, "\(outcome.stderr)")
             let first = try #require(left.firstIndex { abs($0) > 0.01 })
             let last = try #require(left.lastIndex { abs($0) > 0.01 })
-            expectNoHoles(left, in: (first + 600)..<(last - 600), losses: losses)
+            expectNoHoles(left, in: (first + 600)..<(last - 600), losses: losses, playerStdout: outcome.stdout)
             #expect(outcome.stdout.split(separator: "\n").last { $0.hasPrefix("{\"state\"") }?.contains("\"underruns\":0") == true)
         }
 

@@ -332,7 +332,7 @@ extension JackSuites {
             let last = try #require(left.lastIndex { abs($0) > 0.01 })
             // From the first sound to the last (the fades of start and quit excluded), the envelope
             // over a tone period never falls below 10 % of the level for more than 2 ms.
-            expectNoHoles(left, in: (first + 600)..<(last - 600), losses: GraphLosses(logPath: scratch.file("capture.log")))
+            expectNoHoles(left, in: (first + 600)..<(last - 600), losses: GraphLosses(logPath: scratch.file("capture.log")), playerStdout: outcome.stdout)
             let status = outcome.stdout.split(separator: "\n").last { $0.hasPrefix("{\"state\"") } ?? ""
             #expect(status.contains("\"underruns\":0"), "\(status)")
             #expect((last - first) > 3 * rate)
