@@ -640,9 +640,13 @@ private enum BinLanes {
 
     @inline(__always)
     static func storeComplex(_ real: SIMD8<Float>, _ imaginary: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>, _ k: Int, _ n: Int) {
-        for j in 0..<n {
-            p[2 * (k + j)] = real[j]
-            p[2 * (k + j) + 1] = imaginary[j]
+        var pair = SIMD16<Float>()
+        pair.evenHalf = real
+        pair.oddHalf = imaginary
+        if n == 8 {
+            UnsafeMutableRawPointer(p + 2 * k).storeBytes(of: pair, as: SIMD16<Float>.self)
+        } else {
+            for j in 0..<(2 * n) { p[2 * k + j] = pair[j] }
         }
     }
 
