@@ -371,10 +371,11 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
             let pl = lr * lr + li * li, pr = rr * rr + ri * ri
             let lopsided = (pl .> ratio * pr) .| (pr .> ratio * pl)
             let both = pl + pr
-            let binPower = SIMD8<Float>().replacing(with: both, where: lopsided)
-            let binSigned = binPower.replacing(with: -binPower, where: .!(pl .> pr))
-            let binDecibels = SIMD8<Float>().replacing(
-                with: both * magnitude(10 * fastLog10((pl + 1e-30) / (pr + 1e-30))), where: lopsided)
+            // (Bitwise: as `replacing(with:where:)` the compiler computed the logarithm lane by
+            // lane, under a branch per lane.)
+            let binPower = lanesKeep(both, where: lopsided)
+            let binSigned = lanesNegate(binPower, where: .!(pl .> pr))
+            let binDecibels = lanesKeep(both * magnitude(10 * fastLog10((pl + 1e-30) / (pr + 1e-30))), where: lopsided)
             BinLanes.store(a * BinLanes.load(power, k, n) + b * binPower + 1e-30, power, k, n)
             BinLanes.store(flushed(a * BinLanes.load(signed, k, n) + b * binSigned), signed, k, n)
             BinLanes.store(a * BinLanes.load(decibels, k, n) + b * binDecibels + 1e-30, decibels, k, n)
@@ -558,8 +559,10 @@ func fastExp(_ x: SIMD8<Float>) -> SIMD8<Float> {
 }
 
 /// Real-time thread. log10(x) for x > 0 (normal), eight at a time, absolute error < 10⁻⁵ (the
-/// polynomial's own in double: 1.9·10⁻⁵ in log2).
-@inline(__always)
+/// polynomial's own in double: 1.9·10⁻⁵ in log2). Not inlined: inlined into the side regions'
+/// fold, the compiler split it into lanes (a scalar shift and polynomial each); called, it is
+/// eight lanes at once.
+@inline(never)
 func fastLog10(_ x: SIMD8<Float>) -> SIMD8<Float> {
     let bits = unsafeBitCast(x, to: SIMD8<UInt32>.self)
     // The biased exponent e as a float without a conversion (the standard library's, lane by lane,
@@ -597,6 +600,19 @@ private func lanesMax(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
 @inline(__always)
 private func lanesClamp(_ x: SIMD8<Float>, _ low: Float, _ high: Float) -> SIMD8<Float> {
     lanesMin(lanesMax(x, SIMD8(repeating: low)), SIMD8(repeating: high))
+}
+
+/// x where `mask` is true, +0 elsewhere (as `SIMD8().replacing(with: x, where: mask)`), bitwise.
+@inline(__always)
+private func lanesKeep(_ x: SIMD8<Float>, where mask: SIMDMask<SIMD8<Int32>>) -> SIMD8<Float> {
+    unsafeBitCast(unsafeBitCast(x, to: SIMD8<Int32>.self) & unsafeBitCast(mask, to: SIMD8<Int32>.self), to: SIMD8<Float>.self)
+}
+
+/// −x where `mask` is true, x elsewhere (as `x.replacing(with: -x, where: mask)`), bitwise.
+@inline(__always)
+private func lanesNegate(_ x: SIMD8<Float>, where mask: SIMDMask<SIMD8<Int32>>) -> SIMD8<Float> {
+    let sign = unsafeBitCast(mask, to: SIMD8<Int32>.self) & Int32(bitPattern: 0x8000_0000)
+    return unsafeBitCast(unsafeBitCast(x, to: SIMD8<Int32>.self) ^ sign, to: SIMD8<Float>.self)
 }
 
 /// A smoothed signed term, flushed to zero below 1e-30 (out of the subnormal range).
