@@ -317,49 +317,46 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     // A tiny floor on every power (1e-30) keeps them, and so everything derived, out of the
     // subnormal range (slow on x86) after long silence; signed terms are flushed to zero there.
 
-    /// Eight bins at a time (`BinLanes`), as the two below.
     private func foldCovariance(_ a: Float) {
-        let left = self.left, right = self.right, bins = stft.binCount
-        let fields = (covariance.field(0), covariance.field(1), covariance.field(2), covariance.field(3))
-        var k = 0
-        while k < bins {
-            let n = min(8, bins - k)
-            let (lr, li) = BinLanes.complex(left, k, n), (rr, ri) = BinLanes.complex(right, k, n)
-            StereoSplitter.foldPair(a, lr, li, rr, ri, into: fields, k, n)
-            k += 8
+        let left = self.left, right = self.right
+        let powerLeft = covariance.field(0), powerRight = covariance.field(1)
+        let crossReal = covariance.field(2), crossImaginary = covariance.field(3)
+        for k in 0..<stft.binCount {
+            StereoSplitter.foldPair(a, left[2 * k], left[2 * k + 1], right[2 * k], right[2 * k + 1],
+                                    into: (powerLeft + k, powerRight + k, crossReal + k, crossImaginary + k))
         }
     }
 
     private func foldCentreModel(_ a: Float) {
-        let b = 1 - a, left = self.left, right = self.right, mask = self.mask, bins = stft.binCount
-        let centrePower = centreModel.field(0)
-        let rest = (centreModel.field(1), centreModel.field(2), centreModel.field(3), centreModel.field(4))
-        var k = 0
-        while k < bins {
-            let n = min(8, bins - k)
-            let (lr, li) = BinLanes.complex(left, k, n), (rr, ri) = BinLanes.complex(right, k, n)
-            let g = BinLanes.load(mask, k, n)
+        let b = 1 - a, left = self.left, right = self.right, mask = self.mask
+        let centrePower = centreModel.field(0), restLeft = centreModel.field(1), restRight = centreModel.field(2)
+        let restReal = centreModel.field(3), restImaginary = centreModel.field(4)
+        for k in 0..<stft.binCount {
+            let lr = left[2 * k], li = left[2 * k + 1], rr = right[2 * k], ri = right[2 * k + 1]
+            let g = mask[k]
             let cr = g * 0.5 * (lr + rr), ci = g * 0.5 * (li + ri)  // g·M
-            BinLanes.store(a * BinLanes.load(centrePower, k, n) + b * (cr * cr + ci * ci) + 1e-30, centrePower, k, n)
+            centrePower[k] = a * centrePower[k] + b * (cr * cr + ci * ci) + 1e-30
             // What is left of each channel once the centre estimate is taken out.
-            StereoSplitter.foldPair(a, lr - cr, li - ci, rr - cr, ri - ci, into: rest, k, n)
-            k += 8
+            StereoSplitter.foldPair(a, lr - cr, li - ci, rr - cr, ri - ci,
+                                    into: (restLeft + k, restRight + k, restReal + k, restImaginary + k))
         }
     }
 
-    /// Folds eight bins' 2×2 covariance of a pair of spectra (x, y) into smoothed fields (weight
-    /// `a` on the old value), from bin k (`n` of them): the two powers, with the 1e-30 floor, and
-    /// the cross term x·conj(y), flushed to zero below 1e-30.
+    /// Folds one bin's 2×2 covariance of a pair of spectra (x, y) into smoothed fields (weight `a`
+    /// on the old value): the two powers, with the 1e-30 floor, and the cross term x·conj(y),
+    /// flushed to zero below 1e-30.
     @inline(__always)
-    private static func foldPair(_ a: Float, _ xr: SIMD8<Float>, _ xi: SIMD8<Float>, _ yr: SIMD8<Float>, _ yi: SIMD8<Float>,
+    private static func foldPair(_ a: Float, _ xr: Float, _ xi: Float, _ yr: Float, _ yi: Float,
                                  into fields: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>,
-                                               UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>), _ k: Int, _ n: Int) {
+                                               UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)) {
         let b = 1 - a
         let (powerX, powerY, crossReal, crossImaginary) = fields
-        BinLanes.store(a * BinLanes.load(powerX, k, n) + b * (xr * xr + xi * xi) + 1e-30, powerX, k, n)
-        BinLanes.store(a * BinLanes.load(powerY, k, n) + b * (yr * yr + yi * yi) + 1e-30, powerY, k, n)
-        BinLanes.store(flushed(a * BinLanes.load(crossReal, k, n) + b * (xr * yr + xi * yi)), crossReal, k, n)
-        BinLanes.store(flushed(a * BinLanes.load(crossImaginary, k, n) + b * (xi * yr - xr * yi)), crossImaginary, k, n)
+        powerX.pointee = a * powerX.pointee + b * (xr * xr + xi * xi) + 1e-30
+        powerY.pointee = a * powerY.pointee + b * (yr * yr + yi * yi) + 1e-30
+        let cr = a * crossReal.pointee + b * (xr * yr + xi * yi)
+        let ci = a * crossImaginary.pointee + b * (xi * yr - xr * yi)
+        crossReal.pointee = abs(cr) < 1e-30 ? 0 : cr
+        crossImaginary.pointee = abs(ci) < 1e-30 ? 0 : ci
     }
 
     /// Eight bins at a time (`BinLanes`; the side regions' decibels are a `fastLog10` of eight).
