@@ -183,6 +183,13 @@ func expectExactlyOnce(_ captured: [[Float]], _ expected: [[Float]], losses: Gra
             sourceLocation: sourceLocation)
 }
 
+/// The cycles a player says it lost, from its last JSON status line: the server skipped it
+/// (`missed_cycles`), or its render helper was late and silence went out (`late`).
+func playerLostCycles(_ stdout: String) -> Int {
+    let status = statusLines(stdout).last ?? [:]
+    return (status["missed_cycles"] as? Int ?? 0) + (status["late"] as? Int ?? 0)
+}
+
 /// Checks that a captured steady tone has no hole: no run longer than `longest` frames where its
 /// envelope falls below `threshold` in `range`, except where the graph reported a loss (within
 /// `slack` frames: counted and printed), or one for each cycle the player itself says it lost
@@ -193,8 +200,7 @@ func expectNoHoles(_ samples: [Float], in range: Range<Int>, losses: GraphLosses
     let holes = quietRuns(samples, threshold: threshold, in: range, longerThan: longest)
     let excused = holes.filter { losses.reported(in: ($0.at - slack)...($0.at + $0.length + slack)) }
     let unexplained = holes.filter { hole in !excused.contains { $0.at == hole.at } }
-    let status = statusLines(playerStdout).last ?? [:]
-    let ownLosses = (status["missed_cycles"] as? Int ?? 0) + (status["late"] as? Int ?? 0)
+    let ownLosses = playerLostCycles(playerStdout)
     if !holes.isEmpty || !losses.isEmpty || ownLosses > 0 {
         print("holes: \(losses.summary); \(excused.count) holes at them (\(excused.map { "\($0.length) at \($0.at)" })); the player lost \(ownLosses) cycles")
     }
@@ -264,8 +270,7 @@ func expectCallbackKeepsUp(_ stdout: String, losses: GraphLosses, share: Double 
 /// explains at most one slip.
 func expectLoopCaptureExact(_ check: (seams: Int, jumps: Int, holes: Int, holeRuns: Int, atLosses: Int, problem: String),
                             _ stdout: String, losses: GraphLosses, sourceLocation: SourceLocation = #_sourceLocation) {
-    let status = statusLines(stdout).last ?? [:]
-    let ownLosses = (status["missed_cycles"] as? Int ?? 0) + (status["late"] as? Int ?? 0)
+    let ownLosses = playerLostCycles(stdout)
     #expect(check.jumps == 0, "jumps where the graph reported no loss: \(check.jumps): \(check.problem)", sourceLocation: sourceLocation)
     #expect(check.holeRuns <= ownLosses,
             "\(check.holeRuns) silent stretches (\(check.holes) frames) where the graph reported no loss, the player \(ownLosses) lost cycles: \(check.problem)",

@@ -480,7 +480,6 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
 // (weights, and a ramp from 2.6 to 8 dB): polynomial approximations, eight at a time (`fastExp`,
 // `fastLog10` on SIMD8), where libm's expf and log10f cost more than the two transforms of a frame.
 
-
 /// Real-time thread. Eight bins' cues for `StereoSplitter.computeMasks`: the channels' powers,
 /// the phase term, and the side regions' mean level difference d around each bin.
 private struct MaskLanes {
