@@ -283,10 +283,19 @@ func expectLoopCaptureExact(_ check: (seams: Int, jumps: Int, holes: Int, holeRu
 /// virtual machine or the kernel's packet work paused is printed by the caller, as the worst, not
 /// judged), and the render helper's late periods stay a small share of the cycles (a late period is
 /// silence; the machine's own stalls make one now and then: beside two busy loops a few in a
-/// thousand, with or without a flood).
+/// thousand, with or without a flood). When the machine stalled in the run more often than one
+/// cycle in a thousand (xruns and cycles the server skipped this client in, in the same statistics),
+/// the p99.9 cycle is one of those stalls: the mean cycle (where a flood's cost would show) is
+/// judged instead, and the p99.9 printed.
 func expectFloodLeavesAudioAlone(_ stats: [String: Any], sourceLocation: SourceLocation = #_sourceLocation) {
-    let p999 = stats["p999"] as? Double ?? 1
+    let p999 = stats["p999"] as? Double ?? 1, mean = stats["mean"] as? Double ?? 1
     let late = stats["late"] as? Int ?? 0, cycles = stats["cycles"] as? Int ?? 0
-    #expect(p999 < 0.5, "the callback's p99.9 cycle took \(p999) of the period: \(stats)", sourceLocation: sourceLocation)
+    let stalls = (stats["xruns"] as? Int ?? 0) + (stats["missed_cycles"] as? Int ?? 0)
+    if Double(stalls) > 0.001 * Double(cycles) {
+        print("flood: the machine stalled \(stalls) times in \(cycles) cycles: the callback's mean cycle judged (\(mean) of the period), its p99.9 \(p999)")
+        #expect(mean < 0.05, "the callback's mean cycle took \(mean) of the period: \(stats)", sourceLocation: sourceLocation)
+    } else {
+        #expect(p999 < 0.5, "the callback's p99.9 cycle took \(p999) of the period: \(stats)", sourceLocation: sourceLocation)
+    }
     #expect(cycles > 0 && Double(late) <= 0.005 * Double(cycles), "\(late) late periods in \(cycles) cycles: \(stats)", sourceLocation: sourceLocation)
 }
