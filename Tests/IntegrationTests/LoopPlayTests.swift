@@ -163,7 +163,7 @@ extension JackSuites {
             try music.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frameCount: 48_000 * 12) }
             writer.close()
             let capture = try Child(capturePath, ["--server", server.name, "--name", server.captureName, "--ports", "2",
-                                                  "--out", scratch.file("capture.wav"), "--seconds", "20"], in: scratch.path)
+                                                  "--out", scratch.file("capture.wav"), "--seconds", "20", "--log", scratch.file("capture.log")], in: scratch.path)
             try #require(capture.waitForOutput { $0.contains("ready") })
             let player = try Child(repeaterPath, ["play", "music.wav", "--server", server.name, "--connect", "\(server.captureName):in_",
                                                   "--status", "json"], in: scratch.path)
@@ -181,7 +181,12 @@ extension JackSuites {
             #expect(lines.filter { $0.contains("\"event\":\"chime\"") }.count == 1)
             let samples = try readAll(scratch.file("capture.wav")).samples
             let left = stride(from: 0, to: samples.count, by: 2).map { samples[$0] }
-            #expect(detectOnsets(left).count == 7)
+            // The chime's seven strokes; a loss the graph reported makes a jump in the music that
+            // counts as one more onset (a CI run saw 9), so onsets there may add to the seven.
+            let onsets = detectOnsets(left), losses = GraphLosses(logPath: scratch.file("capture.log"))
+            let atLosses = onsets.filter { losses.reported(in: ($0 - 2048)...($0 + 2048)) }.count
+            if atLosses > 0 { print("chime: \(onsets.count) onsets, \(atLosses) at losses (\(losses.summary))") }
+            #expect(onsets.count >= 7 && onsets.count <= 7 + atLosses, "onsets \(onsets) (\(losses.summary))")
         }
     }
 }
