@@ -196,6 +196,24 @@ struct TakeDisturbanceTests {
         #expect(waited >= 16_384 && waited < 48_000, "the probe left \(waited) frames after the hole")
         #expect(loop.results(1).map(describe) == ["calibrated 1000"])
     }
+
+    @Test("a probe that does not come back is said so, also when the input stops following on right after the 2 s the calibration listened to (it once said \"the input was interrupted\")")
+    func probeLostThenADropout() throws {
+        let loop = LoopSimulation()
+        loop.run(until: 10_000)
+        loop.recorder.calibrate()
+        while loop.capture.probeStartTag.load(ordering: .acquiring) < 0 { loop.cycle() }
+        let probeTag = loop.capture.probeStartTag.load(ordering: .acquiring)
+        // Nothing comes back (the path out → in is open) for the whole window; its last cycle and a
+        // short one right behind it, given to the writer together (once it has taken all before).
+        let windowEnd = probeTag + Calibration.searchFrames(sampleRate: 48_000) + Calibration.probe.count
+        while loop.position + loop.period < windowEnd { loop.cycle(inputLost: true) }
+        while loop.capture.blocks.readableCount > 0 { usleep(200) }
+        loop.cycle(inputLost: true)
+        loop.cycle(short: true, inputLost: true)
+        let result = loop.results(1).map(describe)
+        #expect(result.count == 1 && result[0].hasPrefix("failed: the probe did not come back"), "\(result)")
+    }
 }
 
 private func describe(_ result: TakeRecorder.Result) -> String {

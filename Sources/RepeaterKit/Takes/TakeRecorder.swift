@@ -163,7 +163,9 @@ public final class TakeRecorder: @unchecked Sendable {
             if !follows || tag.generation != generation {
                 for index in segments.indices { fill(&segments[index]) }
                 collectCalibrationInput()
-                if !follows, var running = calibration, let probeTag = running.probeTag, running.brokenAt == nil {
+                // (Once the whole window is in, a block that does not follow on changes nothing.)
+                if !follows, var running = calibration, let probeTag = running.probeTag, running.brokenAt == nil,
+                   running.input.count < calibrationWindow {
                     running.brokenAt = probeTag + running.input.count
                     calibration = running
                 }
@@ -258,10 +260,13 @@ public final class TakeRecorder: @unchecked Sendable {
         if !results.isEmpty { shared.withLock { $0.results.append(contentsOf: results) } }
     }
 
+    /// The input a calibration listens to: the probe's length and 2 s after it.
+    private var calibrationWindow: Int { Calibration.searchFrames(sampleRate: sampleRate) + Calibration.probe.count }
+
     /// Copies the calibration's input that came since the last look (up to its 2 s window).
     private func collectCalibrationInput() {
         guard var running = calibration, let probeTag = running.probeTag, running.brokenAt == nil else { return }
-        let window = Calibration.searchFrames(sampleRate: sampleRate) + Calibration.probe.count
+        let window = calibrationWindow
         let from = probeTag + running.input.count, to = min(historyEnd, probeTag + window)
         guard to > from else { return }
         if from < historyStart {
@@ -310,7 +315,7 @@ public final class TakeRecorder: @unchecked Sendable {
         }
         collectCalibrationInput()
         guard let running = calibration, let probeTag = running.probeTag else { return }
-        let window = Calibration.searchFrames(sampleRate: sampleRate) + Calibration.probe.count
+        let window = calibrationWindow
         guard running.input.count >= window || running.brokenAt != nil else {
             if Date().timeIntervalSince(running.started) > 6 {
                 finish(.calibrated(frames: nil, reason: "no input arrived: is anything connected to in_1?"))
