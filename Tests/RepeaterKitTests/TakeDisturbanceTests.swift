@@ -71,6 +71,14 @@ private final class LoopSimulation {
         }
     }
 
+    /// Runs 10 000 frames, asks for a calibration and runs until the probe leaves; its tag.
+    func calibrateUntilTheProbeLeaves() -> Int {
+        run(until: 10_000)
+        recorder.calibrate()
+        while capture.probeStartTag.load(ordering: .acquiring) < 0 { cycle() }
+        return capture.probeStartTag.load(ordering: .acquiring)
+    }
+
     /// Waits (up to 20 s) for `count` results from the writer.
     func results(_ count: Int) -> [TakeRecorder.Result] {
         var collected: [TakeRecorder.Result] = []
@@ -177,10 +185,7 @@ struct TakeDisturbanceTests {
     @Test("a dropout after the probe came back, within the 2 s the calibration listens, leaves it alone: calibrated to the frame; asked for just after one, the probe waits until the input has run clear of it")
     func calibrationAndALaterDropout() throws {
         let loop = LoopSimulation()
-        loop.run(until: 10_000)
-        loop.recorder.calibrate()
-        while loop.capture.probeStartTag.load(ordering: .acquiring) < 0 { loop.cycle() }
-        let probeTag = loop.capture.probeStartTag.load(ordering: .acquiring)
+        let probeTag = loop.calibrateUntilTheProbeLeaves()
         // The probe (2048 frames) is back 1000 frames after it left; half a second later, a short cycle.
         loop.run(until: probeTag + 2048 + 1000 + 24_000)
         loop.cycle(short: true)
@@ -200,10 +205,7 @@ struct TakeDisturbanceTests {
     @Test("a probe that does not come back is said so, also when the input stops following on right after the 2 s the calibration listened to (it once said \"the input was interrupted\")")
     func probeLostThenADropout() throws {
         let loop = LoopSimulation()
-        loop.run(until: 10_000)
-        loop.recorder.calibrate()
-        while loop.capture.probeStartTag.load(ordering: .acquiring) < 0 { loop.cycle() }
-        let probeTag = loop.capture.probeStartTag.load(ordering: .acquiring)
+        let probeTag = loop.calibrateUntilTheProbeLeaves()
         // Nothing comes back (the path out → in is open) for the whole window; its last cycle and a
         // short one right behind it, given to the writer together (once it has taken all before).
         let windowEnd = probeTag + Calibration.searchFrames(sampleRate: 48_000) + Calibration.probe.count
