@@ -25,7 +25,8 @@
 //   repeater-capture --delay FRAMES --server NAME [--name NAME] [--ports N]
 //
 // A delay line: in_k comes out of out_k FRAMES later, and the ports report that latency (the
-// recording tests' round trip). Prints "ready" and runs until SIGTERM/SIGINT.
+// recording tests' round trip). Prints "ready" and runs until SIGTERM/SIGINT, or until the server
+// shuts down (then exit 1, with why).
 //
 //   repeater-capture --count-xruns SECONDS --server NAME
 //
@@ -119,11 +120,16 @@ do throws(RepeaterError) {
     if let delayFrames {
         let delay = try DelayClient(clientName: clientName, serverName: serverName, channelCount: portCount, delayFrames: delayFrames)
         Console.writeOut("ready \(delay.clientName)\n")
-        while repeater_signal_take() == 0 {
+        while repeater_signal_take() == 0 && !delay.serverGone {
             var fds = [pollfd(fd: repeater_signal_fd(), events: Int16(POLLIN), revents: 0)]
             _ = poll(&fds, 1, 200)
         }
+        let gone = delay.serverGone
         delay.close()
+        if gone {
+            Console.error("repeater-capture: the JACK server '\(serverName ?? "default")' shut down: the delay client leaves")
+            exit(1)
+        }
         exit(0)
     }
     if let seconds = countXruns {

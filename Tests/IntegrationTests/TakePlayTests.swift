@@ -60,6 +60,18 @@ private func recordThroughDelay(delay: Int, playArguments: [String], server: Str
 extension JackSuites {
     @Suite("Takes: recording yourself, aligned to the frame (a delay client closes the loop out → in)")
     struct TakePlayTests {
+        @Test("the tests' delay client leaves by itself when its server shuts down (exit 1, with why): a test that dies, its server stopped by the guardian, leaves no client behind")
+        func delayClientLeavesWithItsServer() throws {
+            let server = try TestServer()
+            let scratch = ScratchDirectory()
+            let line = try Child(capturePath, ["--delay", "0", "--name", "dly", "--ports", "2", "--server", server.name], in: scratch.path)
+            try #require(line.waitForOutput { $0.contains("ready") })
+            server.process.stop()
+            let outcome = line.finish(timeout: 10)  // (124 had it still been running)
+            #expect(outcome.status == 1, "\(outcome.status): \(outcome.stderr)")
+            #expect(outcome.stderr.contains("shut down: the delay client leaves"), "\(outcome.stderr)")
+        }
+
         @Test("after calibrate, each take equals the source over its pass bit for bit, for delays of 0, 256 and 1000 frames, in the callback and rendering ahead")
         func exactThroughDelays() throws {
             let server = try TestServer()

@@ -16,6 +16,7 @@ public final class DelayClient: @unchecked Sendable {
     fileprivate let capacity: Int
     fileprivate var written = 0
     fileprivate let client: OpaquePointer
+    private let notifications = JackNotifications()
     public let clientName: String
 
     public init(clientName: String, serverName: String?, channelCount: Int, delayFrames: Int) throws(RepeaterError) {
@@ -48,11 +49,16 @@ public final class DelayClient: @unchecked Sendable {
         let me = Unmanaged.passUnretained(self).toOpaque()
         jack_set_process_callback(client, delayProcess, me)
         jack_set_latency_callback(client, delayLatency, me)
+        jack_on_info_shutdown(client, repeaterJackShutdown, Unmanaged.passUnretained(notifications).toOpaque())
         guard jack_activate(client) == 0 else { throw RepeaterError(.failure, "delay: cannot activate") }
     }
 
+    /// Whether the server has shut down under it (the tool then leaves: a test that stopped its
+    /// server, or died and had it stopped for it, leaves no delay client behind).
+    public var serverGone: Bool { notifications.serverShutdown.load(ordering: .relaxed) }
+
     public func close() {
-        jack_deactivate(client)
+        if !serverGone { jack_deactivate(client) }
         jack_client_close(client)
     }
 }
