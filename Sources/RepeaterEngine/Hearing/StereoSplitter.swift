@@ -12,7 +12,10 @@ import Glibc
 ///   panned 16 dB, and a tolerance that suits one is too tight or too loose for another.
 /// - a soft mask on the frame's own cues, the level ratio and the phase difference of L and R,
 ///   for the estimate: g = exp(−u²/(2σu²) − (1 − cos φ)/σφ²), u = (|L|² − |R|²)/(|L|² + |R|²) (an
-///   ILD of x dB is u ≈ x/8.69), φ the angle of L·R*, σ = 0.17 × d dB (0.68 … 4 dB), σφ = 0.49 rad.
+///   ILD of x dB is u ≈ x/8.69), φ the angle of L·R*, σ = κ(f) × d dB (0.68 … 4 dB), σφ = 0.49 rad;
+///   κ(f) = 0.25 × (f / 1 kHz)^0.25 (0.14 at 100 Hz, 0.44 at 10 kHz): the tolerance widens with
+///   frequency, where a part's own reverberation and its neighbours' overlap spread its level
+///   difference more (a fixed 0.17 had left the reverberant trumpet 2.1 dB lower).
 /// - a local multichannel Wiener filter: the centre modelled as (1, 1)·C with power
 ///   P = E|g·M|² (M = (L + R)/2), the rest as the 2×2 covariance B of L − g·M and R − g·M, both
 ///   smoothed over 0.2 s, per bin (`centreModel`); the weights w = P·(P·11ᵀ + B + λI)⁻¹·1,
@@ -70,10 +73,12 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     var analysesEveryHopWhileIdle = false
 
     // Constants as literals (a computed `static let` is initialised lazily, behind a lock).
-    /// The mask's level tolerance σ in dB, per bin: `levelTolerancePerDecibel` × the mean level
-    /// difference of the side regions (how far apart the panned parts sit there), within
-    /// `levelToleranceMin` … `levelToleranceMax`.
-    static let levelTolerancePerDecibel: Float = 0.17
+    /// The mask's level tolerance σ in dB, per bin: κ(f) × the mean level difference of the side
+    /// regions (how far apart the panned parts sit there), within `levelToleranceMin` …
+    /// `levelToleranceMax`; κ(f) = `levelTolerancePerDecibel` × (f / 1 kHz)^`levelToleranceSlope`
+    /// (f at least 20 Hz): 0.14 at 100 Hz, 0.25 at 1 kHz, 0.44 at 10 kHz (`levelTolerance`).
+    static let levelTolerancePerDecibel: Float = 0.25
+    static let levelToleranceSlope = 0.25
     static let levelToleranceMin: Float = 0.68, levelToleranceMax: Float = 4
     /// The output mask's boundary per dB of the side regions' level difference, its range, its
     /// softness (a share of the boundary) and its exponent.
@@ -120,6 +125,9 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     private let beamformerShare: UnsafeMutablePointer<Float>
     /// ln(1 + e^x) at 0 dB (x = −1/`outputSoftness`), as `computeMasks` computes it.
     private let softplusAtCentre: Float
+    /// Per bin, κ(f): the estimate mask's level tolerance per dB of the side regions' level
+    /// difference (`levelTolerancePerDecibel`).
+    private let levelTolerance: UnsafeMutablePointer<Float>
 
     /// The centre, and the left channel of the sides (the right is that minus the delayed L − R).
     let centre: OverlapAdd
@@ -158,6 +166,11 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
         outputMask.initialize(repeating: 0, count: bins)
         beamformerShare = .allocate(capacity: bins)
         beamformerShare.initialize(repeating: 0, count: bins)
+        levelTolerance = .allocate(capacity: bins)
+        for k in 0..<bins {
+            let hertz = max(20, Double(k) * Double(sampleRate) / Double(stft.frameFrames))
+            levelTolerance[k] = StereoSplitter.levelTolerancePerDecibel * Float(pow(hertz / 1000, StereoSplitter.levelToleranceSlope))
+        }
         softplusAtCentre = (2.302585 * fastLog10(1 + fastExp(SIMD8(repeating: -1 / StereoSplitter.outputSoftness))))[0]
         beamformerOnlyBins = Int((350.0 * Double(stft.frameFrames) / Double(sampleRate)).rounded(.up))
         centre = OverlapAdd(frameFrames: stft.frameFrames, hopFrames: hop)
@@ -170,6 +183,7 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
         mask.deallocate()
         outputMask.deallocate()
         beamformerShare.deallocate()
+        levelTolerance.deallocate()
     }
 
     static func frameFrames(sampleRate: Int) -> Int {
@@ -287,7 +301,7 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     /// fraction of that count as the centre's, and where they sit far out (±0.7: 12 dB; hard
     /// panning) a reverberant or partly covered centre still does:
     /// - the estimate's (`mask`, which shapes the statistics): exp(−u²/(2σu²) − (1 − cos φ)/σφ²),
-    ///   σ = `levelTolerancePerDecibel` × d in dB, within `levelToleranceMin` … `levelToleranceMax`;
+    ///   σ = κ(f) × d in dB (`levelTolerance`), within `levelToleranceMin` … `levelToleranceMax`;
     /// - the output's (`outputMask`): a logistic step in the level difference |ILD| at
     ///   b = `outputBoundaryPerDecibel` × d (within `outputBoundaryMin` … `outputBoundaryMax`),
     ///   as wide as `outputSoftness` × b, scaled to 1 at 0 dB, times the same phase term, to the
@@ -298,6 +312,7 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     /// the splitter's largest cost.
     private func computeMasks(output: Bool) {
         let left = self.left, right = self.right, mask = self.mask, outputMask = self.outputMask
+        let levelTolerance = self.levelTolerance
         let sidePower = sideRegions.boxedField(0), sideDecibels = sideRegions.boxedField(2)
         let softplusAtCentre = self.softplusAtCentre
         let bins = stft.binCount
@@ -308,7 +323,7 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
             let bin = MaskLanes(leftReal: lr, leftImaginary: li, rightReal: rr, rightImaginary: ri,
                                 sidePower: BinLanes.load(sidePower, k, n, pad: 1),
                                 sideDecibels: BinLanes.load(sideDecibels, k, n))
-            BinLanes.store(bin.estimateMask(), mask, k, n)
+            BinLanes.store(bin.estimateMask(tolerancePerDecibel: BinLanes.load(levelTolerance, k, n, pad: 1)), mask, k, n)
             if output { BinLanes.store(bin.outputMask(softplusAtCentre: softplusAtCentre), outputMask, k, n) }
             k += 8
         }
@@ -505,12 +520,13 @@ private struct MaskLanes {
         apart = sideDecibels / lanesMax(sidePower, SIMD8<Float>(repeating: 1e-30))
     }
 
-    /// exp(−u²/(2σu²) − phase), u = (|L|² − |R|²)/(|L|² + |R|²), σ = `levelTolerancePerDecibel` × d
-    /// dB within `levelToleranceMin` … `levelToleranceMax` (an ILD of x dB is u ≈ x/8.69).
+    /// exp(−u²/(2σu²) − phase), u = (|L|² − |R|²)/(|L|² + |R|²), σ = κ(f) × d dB within
+    /// `levelToleranceMin` … `levelToleranceMax` (an ILD of x dB is u ≈ x/8.69), κ(f) the bins'
+    /// `tolerancePerDecibel`.
     @inline(__always)
-    func estimateMask() -> SIMD8<Float> {
+    func estimateMask(tolerancePerDecibel: SIMD8<Float>) -> SIMD8<Float> {
         let u = (leftPower - rightPower) / (leftPower + rightPower + 1e-30)
-        let sigma = lanesClamp(StereoSplitter.levelTolerancePerDecibel * apart,
+        let sigma = lanesClamp(tolerancePerDecibel * apart,
                                StereoSplitter.levelToleranceMin, StereoSplitter.levelToleranceMax) / 8.685890
         let weight = 0.5 / (sigma * sigma)
         return fastExp(-(u * u * weight + phase))
