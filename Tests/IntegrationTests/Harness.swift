@@ -230,8 +230,9 @@ final class PipeWireServer {
     init() throws {
         runtime = NSTemporaryDirectory() + "repeater-pw-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        // Under a guardian, like the test jackd: a crashed test leaves no pipewire running.
-        let process = try GuardedProcess(path: "/usr/bin/env", arguments: ["XDG_RUNTIME_DIR=\(runtime)", "/usr/bin/pipewire"],
+        // Under a guardian, like the test jackd: a crashed test leaves no pipewire running, and
+        // (`stopScript`) none of its clients either.
+        let process = try GuardedProcess(path: "/bin/sh", arguments: ["-c", Self.stopScript, "repeater-pw", runtime],
                                          outputPath: "/dev/null")
         self.process = process
         let deadline = Date().addingTimeInterval(10)
@@ -246,6 +247,30 @@ final class PipeWireServer {
     }
 
     deinit { stop() }
+
+    /// Runs pipewire on the runtime folder `$1`; on SIGTERM (`stop`, or the guardian when the test
+    /// process ends in any way) first sends one SIGTERM to every process whose environment names
+    /// that folder (the clients the tests started on it: players, captures, delay lines), then to
+    /// pipewire, and waits for it. PipeWire's JACK library does not tell its clients that the
+    /// server has gone, as jackd's does: without this a test that died left them running. The
+    /// folder's name is this process's and random, so only this server's clients match.
+    static let stopScript = #"""
+        rt="$1"
+        XDG_RUNTIME_DIR="$rt" /usr/bin/pipewire &
+        pw=$!
+        stop() {
+            for env in /proc/[0-9]*/environ; do
+                pid=${env#/proc/}; pid=${pid%/environ}
+                [ "$pid" = "$$" ] || [ "$pid" = "$pw" ] && continue
+                if tr '\0' '\n' < "$env" 2>/dev/null | grep -qxF "XDG_RUNTIME_DIR=$rt"; then kill -TERM "$pid" 2>/dev/null; fi
+            done
+            kill -TERM "$pw"
+            wait "$pw"
+            exit 0
+        }
+        trap stop TERM
+        wait "$pw"
+        """#
 
     /// What a client needs to find this PipeWire.
     var environment: [String: String] { ["XDG_RUNTIME_DIR": runtime] }

@@ -47,6 +47,33 @@ extension JackSuites {
             return (outcome, stride(from: 0, to: samples.count, by: 2).map { samples[$0] }, GraphLosses(logPath: scratch.file("capture.log")))
         }
 
+        /// PipeWire's JACK library does not tell a client that its server has gone (jackd's does, and
+        /// the clients leave: `TakePlayTests`). The private PipeWire's stop, which is also what its
+        /// guardian does when a test process dies, stops the clients on it first: a test that died
+        /// under PipeWire once left a player and a delay line running.
+        @Test("stopping the private PipeWire stops the player and the capture client on it")
+        func clientsStopWithTheServer() throws {
+            let scratch = ScratchDirectory()
+            let path = scratch.file("ramp.wav")
+            try writeRamp(path: path, frames: 48_000 * 20, channels: 2)
+            let pipewire = try PipeWireServer()
+            defer { pipewire.stop() }
+            let capture = try Child("/usr/bin/pw-jack", [capturePath, "--name", "cap", "--ports", "2", "--out", scratch.file("capture.wav"),
+                                                         "--seconds", "600"],
+                                    environment: pipewire.environment, in: scratch.path)
+            try #require(capture.waitForOutput { $0.contains("ready") }, "capture client did not start: \(capture.stderr)")
+            let player = try Child("/usr/bin/pw-jack", [repeaterPath, "play", path, "--loop", "1-2", "--connect", "cap:in_",
+                                                        "--status", "json", "--no-session"],
+                                   environment: pipewire.environment, in: scratch.path)
+            try #require(player.waitForOutput { $0.contains("\"state\":\"playing\"") }, "\(player.stderr)")
+            pipewire.stop()
+            // Neither quits on its own (the player plays the loop until told, the capture for 600 s):
+            // 124 is the harness's own SIGTERM after 10 s of waiting.
+            let played = player.finish(timeout: 10), captured = capture.finish(timeout: 10)
+            #expect(played.status != 124, "the player kept running after its server stopped: \(played.stderr)")
+            #expect(captured.status != 124, "the capture client kept running after its server stopped: \(captured.stderr)")
+        }
+
         @Test("a loop with moves under PipeWire: every seam a reported wrap, nothing lost, nothing repeated, no silence")
         func loopExact() throws {
             let scratch = ScratchDirectory()
