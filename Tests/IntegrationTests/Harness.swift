@@ -251,7 +251,7 @@ final class PipeWireServer {
     /// Runs pipewire on the runtime folder `$1`; on SIGTERM (`stop`, or the guardian when the test
     /// process ends in any way) first sends one SIGTERM to every process whose environment names
     /// that folder (the clients the tests started on it: players, captures, delay lines), then to
-    /// pipewire, and waits for it. PipeWire's JACK library does not tell its clients that the
+    /// pipewire, waits for it and removes the folder. PipeWire's JACK library does not tell its clients that the
     /// server has gone, as jackd's does: without this a test that died left them running. The
     /// folder's name is this process's and random, so only this server's clients match.
     static let stopScript = #"""
@@ -266,6 +266,7 @@ final class PipeWireServer {
             done
             kill -TERM "$pw"
             wait "$pw"
+            rm -rf -- "$rt"
             exit 0
         }
         trap stop TERM
