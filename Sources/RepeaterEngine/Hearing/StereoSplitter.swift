@@ -61,7 +61,9 @@ import Glibc
 /// at worst, and cost twice as much: a twentieth of a speed-1 player). A synthesis that starts is
 /// primed from the history: the frames not yet folded in are folded in at the full rate, and the
 /// last four frames are analysed again and synthesised, so it plays from its first frame as if it
-/// had been running.
+/// had been running. While `sides` runs alone, it needs the covariance only: that is folded in
+/// every hop, and what only `centre` uses (the side regions, the masks, the centre model) one hop
+/// in `idleStride`, as while idle; a switch into `centre` folds in the frames they have not seen.
 struct StereoSplitter: ~Copyable, @unchecked Sendable {
     let stft: STFT
     /// Output frame n is input frame n − `latencyFrames` (= N).
@@ -137,13 +139,24 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     /// The absolute input frame the last hop ended at (exclusive): the end of the newest frame,
     /// analysed or not.
     private(set) var lastFrameEnd = 0
-    /// Hops since the last frame folded into the statistics (0: the newest frame is folded in).
+    /// Hops since the last frame folded into the covariance (0: the newest frame is folded in).
     private(set) var hopsSinceFold = 0
+    /// Hops since the last frame folded into what only `centre` uses: the side regions, the masks
+    /// and the centre model. While `sides` runs alone they are kept as while idle, one hop in
+    /// `idleStride` (`sides` needs the covariance only).
+    private(set) var hopsSinceCentreFold = 0
     /// Input frames until the next hop.
     private(set) var framesToHop: Int
 
-    /// How a frame is folded into the statistics.
-    enum Fold { case none, everyHop, strided }
+    /// How a frame is folded into the statistics: into the covariance, and into what only `centre`
+    /// uses (the side regions and the centre model), each at the full rate, strided, or not.
+    struct Fold: Equatable {
+        enum Rate { case everyHop, strided }
+        var covariance: Rate?, centre: Rate?
+        static let none = Fold(covariance: nil, centre: nil)
+        static let everyHop = Fold(covariance: .everyHop, centre: .everyHop)
+        static let strided = Fold(covariance: .strided, centre: .strided)
+    }
 
     /// Control thread. The frame is the power of two nearest to 2048 × `sampleRate` / 48000 (2048 at
     /// 44.1 and 48 kHz, 4096 at 88.2 and 96 kHz): about 43 ms, 23 Hz a bin.
@@ -208,12 +221,22 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
         lastFrameEnd = history.endFrame
         if !centreRunning && !sidesRunning && !analysesEveryHopWhileIdle {
             hopsSinceFold += 1
+            hopsSinceCentreFold += 1
             if hopsSinceFold < StereoSplitter.idleStride { return }
             analyse(history, end: lastFrameEnd, fold: .strided)
             hopsSinceFold = 0
+            hopsSinceCentreFold = 0  // (after `sides` alone it may have been 1…7 hops more: that frame's gap is skipped)
             return
         }
-        analyse(history, end: lastFrameEnd, fold: .everyHop)
+        if centreRunning || analysesEveryHopWhileIdle {
+            analyse(history, end: lastFrameEnd, fold: .everyHop)
+            hopsSinceCentreFold = 0
+        } else {  // `sides` alone
+            hopsSinceCentreFold += 1
+            let strided = hopsSinceCentreFold >= StereoSplitter.idleStride
+            analyse(history, end: lastFrameEnd, fold: Fold(covariance: .everyHop, centre: strided ? .strided : nil))
+            if strided { hopsSinceCentreFold = 0 }
+        }
         hopsSinceFold = 0
         synthesiseRunning(keep: true)
     }
@@ -229,8 +252,9 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
 
     /// Real-time thread. Starts or stops the syntheses. A stream that starts is primed: the four
     /// frames whose sum is the hop now playing (the newest frame and the three before it) are
-    /// analysed again from the history, those the statistics have not seen yet folded in (after an
-    /// idle stretch), and synthesised, so it plays from its first frame as if it had been running.
+    /// analysed again from the history, those the statistics it needs have not seen yet folded in
+    /// (after an idle stretch; for `centre`, also after `sides` alone), and synthesised, so it plays
+    /// from its first frame as if it had been running.
     mutating func setRunning(centre wantCentre: Bool, sides wantSides: Bool, history: borrowing DelayLine) {
         let startCentre = wantCentre && !centreRunning, startSides = wantSides && !sidesRunning
         if !startCentre && !startSides {
@@ -246,15 +270,24 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
         if startCentre { centre.clear() }
         if startSides { sidesLeft.clear() }
         let hop = stft.hopFrames
+        // What each frame still needs: the covariance, for whichever starts; the centre's own
+        // statistics only for `centre` (a `sides` that starts alone keeps them strided).
+        // (At most `idleStride` frames back, what the history keeps for a priming: after `sides`
+        // alone and then idle hops, an older gap is skipped.)
+        let centreBehind = startCentre || wasCentre ? min(hopsSinceCentreFold, StereoSplitter.idleStride) : 0
+        func fold(_ back: Int) -> Fold {
+            Fold(covariance: back < hopsSinceFold ? .everyHop : nil, centre: back < centreBehind ? .everyHop : nil)
+        }
         // Frames older than the four, not yet folded in (an idle stretch's last hops): folded in only.
-        for back in stride(from: hopsSinceFold - 1, through: 4, by: -1) {
-            analyse(history, end: lastFrameEnd - back * hop, fold: .everyHop)
+        for back in stride(from: max(hopsSinceFold, centreBehind) - 1, through: 4, by: -1) {
+            analyse(history, end: lastFrameEnd - back * hop, fold: fold(back))
         }
         for back in stride(from: 3, through: 0, by: -1) {
-            analyse(history, end: lastFrameEnd - back * hop, fold: back < hopsSinceFold ? .everyHop : .none)
+            analyse(history, end: lastFrameEnd - back * hop, fold: fold(back))
             synthesiseRunning(keep: back == 0)
         }
         hopsSinceFold = 0
+        if centreBehind > 0 { hopsSinceCentreFold = 0 }
         centreRunning = wantCentre || wasCentre
         sidesRunning = wantSides || wasSides
     }
@@ -277,22 +310,22 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     private mutating func analyse(_ history: borrowing DelayLine, end: Int, fold: Fold) {
         stft.analyse(history, channel: 0, end: end, into: left)
         stft.analyse(history, channel: 1, end: end, into: right)
-        let strided = fold == .strided
-        if fold != .none {
+        if let rate = fold.centre {
             // The side regions first: the masks' tolerances come from them (boxed with this frame
             // in one hop in four, the three before it in the others).
-            foldSideRegions(strided ? sideRegions.stridedSmoothing : sideRegions.smoothing)
+            foldSideRegions(rate == .strided ? sideRegions.stridedSmoothing : sideRegions.smoothing)
             sideRegionsHops += 1
-            if strided || sideRegionsHops >= StereoSplitter.sideRegionsBoxHops {
+            if rate == .strided || sideRegionsHops >= StereoSplitter.sideRegionsBoxHops {
                 sideRegions.box()
                 updateBeamformerShare()
                 sideRegionsHops = 0
             }
         }
-        computeMasks(output: centreRunning)  // (the output's only while it is synthesised)
-        if fold == .none { return }
-        foldCovariance(strided ? covariance.stridedSmoothing : covariance.smoothing)
-        foldCentreModel(strided ? centreModel.stridedSmoothing : centreModel.smoothing)
+        // The masks where the centre model takes this frame in or the centre is synthesised from
+        // it (the output's only then).
+        if fold.centre != nil || centreRunning { computeMasks(output: centreRunning) }
+        if let rate = fold.covariance { foldCovariance(rate == .strided ? covariance.stridedSmoothing : covariance.smoothing) }
+        if let rate = fold.centre { foldCentreModel(rate == .strided ? centreModel.stridedSmoothing : centreModel.smoothing) }
     }
 
     /// Real-time thread. The analysed frame's two masks (the side regions boxed). Both follow the
