@@ -76,22 +76,23 @@ struct RatesBench {
     private func makeMaterial(at441: String, at48: String) throws(RepeaterError) -> String {
         var what = "Hedgewars' Nature.ogg (real music, 44.1 kHz stereo)"
         if FileManager.default.fileExists(atPath: Self.track) {
-            try sox([Self.track, "-b", "16", at441, "trim", "0", String(format: "%.3f", seconds)])
+            try Self.sox([Self.track, "-b", "16", at441, "trim", "0", String(format: "%.3f", seconds)])
         } else {
             what = "the music-like signal (hedgewars-data is not installed)"
             try writeMusic(path: at48, seconds: seconds)
-            try sox([at48, "-b", "16", at441, "rate", "-v", "44100"])
+            try Self.sox([at48, "-b", "16", at441, "rate", "-v", "44100"])
             return what
         }
-        try sox([at441, "-b", "16", at48, "rate", "-v", "48000"])
+        try Self.sox([at441, "-b", "16", at48, "rate", "-v", "48000"])
         return what
     }
 
-    private func sox(_ arguments: [String]) throws(RepeaterError) {
+    /// Runs sox (the rates and isolate benches' material).
+    static func sox(_ arguments: [String]) throws(RepeaterError) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
         process.arguments = arguments
-        do { try process.run() } catch { throw .input("sox is needed for the rates bench (scripts/setup installs it)") }
+        do { try process.run() } catch { throw .input("sox is needed for the system bench's material (scripts/setup installs it)") }
         process.waitUntilExit()
         if process.terminationStatus != 0 { throw .input("sox failed: \(arguments.joined(separator: " "))") }
     }

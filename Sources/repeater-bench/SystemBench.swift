@@ -16,11 +16,13 @@ import RepeaterKit
 /// `--parts stretch,rates,loop` picks the parts (all by default): `stretch` is the above; `rates` is
 /// a file at another rate at speed 1 (RatesBench.swift; `--rates-seconds`, `--before DIR`); `loop`
 /// a 10 s loop at 0.75 replayed from the loop cache against live and mpv (LoopBench.swift;
-/// `--loop-seconds`, `--loop-minutes` for a long run's late periods and xruns).
+/// `--loop-seconds`, `--loop-minutes` for a long run's late periods and xruns); `isolate` the
+/// render's share with `--isolate off`, `centre` and `sides` (IsolateBench.swift; `--isolate-seconds`).
 func runSystem(arguments: [String]) throws(RepeaterError) {
     var seconds = 60.0, rounds = 2, speed = 0.75, editSeconds = 10.0, ratesSeconds = 60.0, loopSeconds = 60.0, loopMinutes = 0.0
+    var isolateSeconds = 25.0
     var file: String?, before: String?
-    var parts: Set<String> = ["stretch", "rates", "loop"]
+    var parts: Set<String> = ["stretch", "rates", "loop", "isolate"]
     var rest = arguments
     while !rest.isEmpty {
         let name = rest.removeFirst()
@@ -34,6 +36,7 @@ func runSystem(arguments: [String]) throws(RepeaterError) {
         case "--rates-seconds": ratesSeconds = Double(value) ?? ratesSeconds
         case "--loop-seconds": loopSeconds = Double(value) ?? loopSeconds
         case "--loop-minutes": loopMinutes = Double(value) ?? loopMinutes
+        case "--isolate-seconds": isolateSeconds = Double(value) ?? isolateSeconds
         case "--before": before = value + "/repeater"
         case "--parts": parts = Set(value.split(separator: ",").map(String.init))
         default: throw .input("system: unknown option \(name)")
@@ -56,6 +59,9 @@ func runSystem(arguments: [String]) throws(RepeaterError) {
     }
     if parts.contains("loop") {
         try LoopBench(seconds: loopSeconds, rounds: rounds, minutes: loopMinutes, repeater: repeater, capture: capture, mpv: mpv, scratch: scratch).run()
+    }
+    if parts.contains("isolate") {
+        try IsolateBench(seconds: isolateSeconds, rounds: rounds, repeater: repeater, scratch: scratch).run()
     }
 }
 

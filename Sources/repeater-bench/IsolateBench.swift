@@ -1,0 +1,88 @@
+import Foundation
+import RepeaterKit
+
+/// `repeater-bench system --parts isolate`: what hearing the part costs the real-time render, as a
+/// user plays: `repeater play` at speed 1 of real music (Hedgewars' Nature.ogg, 44.1 kHz stereo, the
+/// common case of a file at another rate than the 48 kHz graph, and its 48 kHz copy) with
+/// `--isolate off`, `centre` and `sides`, on a private real-time jackd (`jackd -R`, dummy, 48 kHz,
+/// 256 frames), rendering ahead (`--render-ahead 2`: the render on its helper thread, whose job
+/// time per period is what the modes add to). `REPEATER_CALLBACK_STATS` gives the render's mean
+/// share of the period; each mode's figure is set against `off` in the same round (the same
+/// server, file and minute), and the rounds take the modes in turn in a rotating order. What
+/// `isolate` adds is the mode's share less `off`'s (`off` still analyses one hop in eight, so the
+/// statistics are settled when a mode starts).
+struct IsolateBench {
+    let seconds: Double
+    let rounds: Int
+    let repeater: String
+    let scratch: String
+
+    static let modes = ["off", "centre", "sides"]
+
+    func run() throws(RepeaterError) {
+        let at441 = scratch + "/isolate-44100.wav", at48 = scratch + "/isolate-48000.wav"
+        let material = try makeMaterial(at441: at441, at48: at48)
+        print("")
+        print("Hearing the part at speed 1: \(String(format: "%.0f", seconds)) s of \(material), \(rounds) round(s), a private real-time jackd (jackd -R, dummy, 48 kHz, 256 frames), --render-ahead 2")
+        // render mean share per (file, mode), one value a round; and xruns/late per run
+        var shares: [String: [Double]] = [:], added: [String: [Double]] = [:], troubles: [String: [String]] = [:]
+        for round in 1...rounds {
+            FileHandle.standardError.write(Data("isolate round \(round)…\n".utf8))
+            let server = try JackServerProcess(name: "repeater-bench", backend: .dummy(sampleRate: 48_000, period: 256), realtime: true)
+            stopOnSignal(server)
+            let environment = ["JACK_NO_START_SERVER": "1", "JACK_DEFAULT_SERVER": server.name]
+            for (fileLabel, file) in [("44.1 kHz file", at441), ("48 kHz file", at48)] {
+                let shift = (round - 1) % Self.modes.count
+                let order = Array(Self.modes[shift...] + Self.modes[..<shift])
+                var thisRound: [String: Double] = [:]
+                for mode in order {
+                    let statsPath = scratch + "/isolate-stats.json"
+                    try? FileManager.default.removeItem(atPath: statsPath)
+                    var env = environment
+                    env["REPEATER_CALLBACK_STATS"] = statsPath
+                    measure(repeater, ["play", file, "--connect", "none", "--status", "none", "--no-session", "--render-ahead", "2",
+                                       "--isolate", mode], env)
+                    guard let stats = CallbackStats(path: statsPath), let render = stats.renderMean else {
+                        troubles["\(fileLabel) \(mode)", default: []].append("no figures")
+                        continue
+                    }
+                    thisRound[mode] = render
+                    shares["\(fileLabel) \(mode)", default: []].append(render * 100)
+                    troubles["\(fileLabel) \(mode)", default: []].append("\(stats.late ?? 0)/\(stats.xruns)")
+                }
+                if let off = thisRound["off"] {
+                    for mode in Self.modes.dropFirst() { if let share = thisRound[mode] { added["\(fileLabel) \(mode)", default: []].append((share - off) * 100) } }
+                }
+            }
+            server.stop()
+        }
+        print(padded("render mean, % of the period", 34) + padded("44.1 kHz file", 44) + "48 kHz file")
+        for mode in Self.modes {
+            func cell(_ file: String) -> String {
+                var text = rangeText(shares["\(file) \(mode)"]) + " %"
+                if let more = added["\(file) \(mode)"], !more.isEmpty { text += " (adds " + rangeText(more) + String(format: ", median %.2f)", median(more)) }
+                return text
+            }
+            print(padded("--isolate \(mode)", 34) + padded(cell("44.1 kHz file"), 44) + cell("48 kHz file"))
+        }
+        print(padded("late periods / xruns per run", 34) + padded(Self.modes.map { "\($0) " + (troubles["44.1 kHz file \($0)"] ?? []).joined(separator: ",") }.joined(separator: "; "), 44)
+              + Self.modes.map { "\($0) " + (troubles["48 kHz file \($0)"] ?? []).joined(separator: ",") }.joined(separator: "; "))
+    }
+
+    private func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
+    /// The music at both rates (the rates bench's track and copies); says what it is.
+    private func makeMaterial(at441: String, at48: String) throws(RepeaterError) -> String {
+        guard FileManager.default.fileExists(atPath: RatesBench.track) else {
+            try writeMusic(path: at48, seconds: seconds)
+            try RatesBench.sox([at48, "-b", "16", at441, "rate", "-v", "44100"])
+            return "the music-like signal (hedgewars-data is not installed)"
+        }
+        try RatesBench.sox([RatesBench.track, "-b", "16", at441, "trim", "0", String(format: "%.3f", seconds)])
+        try RatesBench.sox([at441, "-b", "16", at48, "rate", "-v", "48000"])
+        return "Hedgewars' Nature.ogg (real music, 44.1 kHz stereo)"
+    }
+}
