@@ -9,6 +9,12 @@ func rangeText(_ values: [Double]?) -> String {
     return low == high || values.count == 1 ? String(format: "%.2f", low) : String(format: "%.2f–%.2f", low, high)
 }
 
+/// The median of `values` (not empty): the middle one, or the mean of the middle two.
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
 /// `text` padded with spaces to `width` characters.
 func padded(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
 

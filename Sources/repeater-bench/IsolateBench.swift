@@ -69,11 +69,6 @@ struct IsolateBench {
               + Self.modes.map { "\($0) " + (troubles["48 kHz file \($0)"] ?? []).joined(separator: ",") }.joined(separator: "; "))
     }
 
-    private func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-    }
-
     /// The music at both rates (the rates bench's track and copies); says what it is.
     private func makeMaterial(at441: String, at48: String) throws(RepeaterError) -> String {
         guard FileManager.default.fileExists(atPath: RatesBench.track) else {

@@ -100,9 +100,8 @@ struct RatesBench {
     private func printTable(_ table: [String: [Double]], lates: [String: [String]]) {
         func ratio(_ a: String, _ b: String) -> String {
             guard let x = table[a], let y = table[b], !x.isEmpty, !y.isEmpty else { return "—" }
-            let ratios = zip(x, y).map { $0 / $1 }.sorted()
-            let median = ratios.count % 2 == 1 ? ratios[ratios.count / 2] : (ratios[ratios.count / 2 - 1] + ratios[ratios.count / 2]) / 2
-            return rangeText(ratios) + "×" + (ratios.count > 2 ? String(format: " (median %.2f×)", median) : "")
+            let ratios = zip(x, y).map { $0 / $1 }
+            return rangeText(ratios) + "×" + (ratios.count > 2 ? String(format: " (median %.2f×)", median(ratios)) : "")
         }
         print(padded("CPU seconds of the whole process", 52) + padded("44.1 kHz file, 48 kHz server", 31) + "48 kHz file, 44.1 kHz server")
         func row(_ label: String, _ first: String, _ second: String) { print(padded(label, 52) + padded(first, 31) + second) }

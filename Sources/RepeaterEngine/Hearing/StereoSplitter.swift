@@ -150,10 +150,9 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
 
     /// How a frame is folded into the statistics: into the covariance, and into what only `centre`
     /// uses (the side regions and the centre model), each at the full rate, strided, or not.
-    struct Fold: Equatable {
+    struct Fold {
         enum Rate { case everyHop, strided }
         var covariance: Rate?, centre: Rate?
-        static let none = Fold(covariance: nil, centre: nil)
         static let everyHop = Fold(covariance: .everyHop, centre: .everyHop)
         static let strided = Fold(covariance: .strided, centre: .strided)
     }
