@@ -9,7 +9,7 @@ import RepeaterKit
 /// time per period is what the modes add to). `REPEATER_CALLBACK_STATS` gives the render's mean
 /// share of the period; each mode's figure is set against `off` in the same round (the same
 /// server, file and minute), and the rounds take the modes in turn in a rotating order. What
-/// `isolate` adds is the mode's share less `off`'s (`off` still analyses one hop in eight, so the
+/// `isolate` adds is the mode's share less `off`'s (`off` still analyses one hop in four, so the
 /// statistics are settled when a mode starts).
 struct IsolateBench {
     let seconds: Double

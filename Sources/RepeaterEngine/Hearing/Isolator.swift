@@ -42,7 +42,7 @@ public struct Isolator: ~Copyable, @unchecked Sendable {
     public let morphFrames: Int
     /// The spectral frame (N; see `StereoSplitter` and `STFT`), 0 without spectral modes.
     public let spectralFrameFrames: Int
-    /// The spectral hop (N/4), 0 without spectral modes.
+    /// The spectral hop (N/2), 0 without spectral modes.
     public let spectralHopFrames: Int
 
     /// Stereo only.

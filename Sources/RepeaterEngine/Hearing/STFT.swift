@@ -2,12 +2,12 @@ import Glibc
 
 /// A short-time Fourier transform with overlap-add, for streams held in a `DelayLine`.
 ///
-/// Frames of N = `frameFrames` (a power of two) every N/4 frames (75 % overlap), the square root of
-/// a periodic Hann window (sin(πn/N)) on analysis and again on synthesis: their product, the Hann
-/// window, overlap-adds at a hop of N/4 to exactly 2, so the synthesis window carries 1/(2N) (that
-/// and FFTW's unnormalised inverse) and a spectrum synthesised unchanged gives the input back, to
-/// rounding. The window on synthesis also tapers whatever a change of the spectrum wraps around
-/// the frame's ends.
+/// Frames of N = `frameFrames` (a power of two) every N/`overlap` frames (`overlap` 2: 50 %, or 4:
+/// 75 %), the square root of a periodic Hann window (sin(πn/N)) on analysis and again on
+/// synthesis: their product, the Hann window, overlap-adds at a hop of N/`overlap` to exactly
+/// `overlap`/2, so the synthesis window carries 2/(`overlap`·N) (that and FFTW's unnormalised
+/// inverse) and a spectrum synthesised unchanged gives the input back, to rounding. The window on
+/// synthesis also tapers whatever a change of the spectrum wraps around the frame's ends.
 struct STFT: ~Copyable, @unchecked Sendable {
     let frameFrames: Int
     let hopFrames: Int
@@ -18,11 +18,12 @@ struct STFT: ~Copyable, @unchecked Sendable {
     /// Time-domain scratch (FFTW-aligned).
     private let frame: UnsafeMutablePointer<Float>
 
-    /// Control thread.
-    init(frameFrames: Int) {
+    /// Control thread. `overlap`: frames per frame length (2 or 4).
+    init(frameFrames: Int, overlap: Int) {
         precondition(frameFrames >= 64 && frameFrames & (frameFrames - 1) == 0, "the frame must be a power of two")
+        precondition(overlap == 2 || overlap == 4)
         self.frameFrames = frameFrames
-        hopFrames = frameFrames / 4
+        hopFrames = frameFrames / overlap
         binCount = frameFrames / 2 + 1
         fft = RealFFT(size: frameFrames)
         analysisWindow = .allocate(capacity: frameFrames)
@@ -30,7 +31,7 @@ struct STFT: ~Copyable, @unchecked Sendable {
         for n in 0..<frameFrames {
             let w = sin(Double.pi * Double(n) / Double(frameFrames))
             (analysisWindow + n).initialize(to: Float(w))
-            (synthesisWindow + n).initialize(to: Float(w / (2 * Double(frameFrames))))
+            (synthesisWindow + n).initialize(to: Float(w / (Double(overlap / 2) * Double(frameFrames))))
         }
         frame = RealFFT.allocateReal(frameFrames)
     }

@@ -55,13 +55,13 @@ import Glibc
 ///
 /// The statistics are kept up to date whether or not an output is wanted, so that a switch into
 /// `centre` or `sides` finds them settled. While neither synthesis runs, only every
-/// `idleStride`-th hop is analysed (those frames tile the signal without gaps) and folded in with
-/// every smoothing coefficient raised to the `idleStride`-th power (the time constants stay):
-/// an eighth of the transforms (a quarter measured the same within 3 dB, −47.8 against −45.0 dB
-/// at worst, and cost twice as much: a twentieth of a speed-1 player). A synthesis that starts is
-/// primed from the history: the frames not yet folded in are folded in at the full rate, and the
-/// last four frames are analysed again and synthesised, so it plays from its first frame as if it
-/// had been running. While `sides` runs alone, it needs the covariance only: that is folded in
+/// `idleStride`-th hop is analysed (one frame every 2N input frames) and folded in with every
+/// smoothing coefficient raised to the `idleStride`-th power (the time constants stay): a quarter
+/// of the transforms (at 75 % overlap, an eighth of them did the same; a frame every N measured the
+/// same within 3 dB and cost twice as much). A synthesis that starts is primed from the history:
+/// the frames not yet folded in are folded in at the full rate, and the last `overlap` frames (the
+/// two whose sum is the hop now playing) are analysed again and synthesised, so it plays from its
+/// first frame as if it had been running. While `sides` runs alone, it needs the covariance only: that is folded in
 /// every hop, and what only `centre` uses (the side regions, the masks, the centre model) one hop
 /// in `idleStride`, as while idle; a switch into `centre` folds in the frames they have not seen.
 struct StereoSplitter: ~Copyable, @unchecked Sendable {
@@ -69,8 +69,11 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     /// Output frame n is input frame n − `latencyFrames` (= N).
     var latencyFrames: Int { stft.frameFrames }
     let sideGainLimit: Float = 4
-    /// While no synthesis runs, one hop in this many is analysed.
-    static let idleStride = 8
+    /// While no synthesis runs, one hop in this many is analysed (a frame every 2N).
+    static let idleStride = 4
+    /// Frames that overlap at each output frame: the hop is N / `overlap` (50 %: half the
+    /// transforms and masks of 75 %, for 0.04 … 0.2 dB of SI-SDR on the studio mixes; see `STFT`).
+    static let overlap = 2
     /// Tests: analyse every hop even while no synthesis runs (the reference for the strided mode).
     var analysesEveryHopWhileIdle = false
 
@@ -108,8 +111,8 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     /// `sideRegionsBoxHops`.
     let sideRegions: BinStatistics
     /// The side regions change over seconds: boxing them (and the beamformer's share) one hop in
-    /// four, every frame still folded in, costs a quarter as much.
-    static let sideRegionsBoxHops = 4
+    /// two (every 43 ms), every frame still folded in, costs half as much.
+    static let sideRegionsBoxHops = 2
     /// Hops since the side regions were last boxed.
     private var sideRegionsHops = 0
     // Spectra (FFTW-aligned): the latest frame of each channel, and the outputs to synthesise.
@@ -160,7 +163,7 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     /// Control thread. The frame is the power of two nearest to 2048 × `sampleRate` / 48000 (2048 at
     /// 44.1 and 48 kHz, 4096 at 88.2 and 96 kHz): about 43 ms, 23 Hz a bin.
     init(sampleRate: Int) {
-        stft = STFT(frameFrames: StereoSplitter.frameFrames(sampleRate: sampleRate))
+        stft = STFT(frameFrames: StereoSplitter.frameFrames(sampleRate: sampleRate), overlap: StereoSplitter.overlap)
         let hop = stft.hopFrames, bins = stft.binCount, stride = StereoSplitter.idleStride
         covariance = BinStatistics(fieldCount: 4, binCount: bins, binRadius: 3, seconds: 0.25, hopFrames: hop,
                                    sampleRate: sampleRate, stride: stride)
@@ -205,9 +208,9 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
         return size
     }
 
-    /// Frames of history a priming reads back from the newest frame (four frames before the
-    /// newest hop's end, which may be up to a hop old).
-    var primingReach: Int { stft.frameFrames + max(4, StereoSplitter.idleStride) * stft.hopFrames }
+    /// Frames of history a priming reads back from the newest frame (the frames it analyses again
+    /// or folds in, before the newest hop's end, which may be up to a hop old).
+    var primingReach: Int { stft.frameFrames + max(StereoSplitter.overlap, StereoSplitter.idleStride) * stft.hopFrames }
 
     /// Real-time thread. `count` frames were written to `history` (never past the next hop): at a
     /// hop, analyses the frame that ends there (or, while idle, every `idleStride`-th) and
@@ -249,8 +252,8 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     /// Real-time thread. The sides' left channel for the rest of the current hop (while it runs).
     func sidesLeftOutput() -> UnsafeMutablePointer<Float> { sidesLeft.hop + hopOffset }
 
-    /// Real-time thread. Starts or stops the syntheses. A stream that starts is primed: the four
-    /// frames whose sum is the hop now playing (the newest frame and the three before it) are
+    /// Real-time thread. Starts or stops the syntheses. A stream that starts is primed: the `overlap`
+    /// frames whose sum is the hop now playing (the newest frame and the one before it) are
     /// analysed again from the history, those the statistics it needs have not seen yet folded in
     /// (after an idle stretch; for `centre`, also after `sides` alone), and synthesised, so it plays
     /// from its first frame as if it had been running.
@@ -277,11 +280,11 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
         func fold(_ back: Int) -> Fold {
             Fold(covariance: back < hopsSinceFold ? .everyHop : nil, centre: back < centreBehind ? .everyHop : nil)
         }
-        // Frames older than the four, not yet folded in (an idle stretch's last hops): folded in only.
-        for back in stride(from: max(hopsSinceFold, centreBehind) - 1, through: 4, by: -1) {
+        // Frames older than those, not yet folded in (an idle stretch's last hops): folded in only.
+        for back in stride(from: max(hopsSinceFold, centreBehind) - 1, through: StereoSplitter.overlap, by: -1) {
             analyse(history, end: lastFrameEnd - back * hop, fold: fold(back))
         }
-        for back in stride(from: 3, through: 0, by: -1) {
+        for back in stride(from: StereoSplitter.overlap - 1, through: 0, by: -1) {
             analyse(history, end: lastFrameEnd - back * hop, fold: fold(back))
             synthesiseRunning(keep: back == 0)
         }
@@ -311,7 +314,7 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
         stft.analyse(history, channel: 1, end: end, into: right)
         if let rate = fold.centre {
             // The side regions first: the masks' tolerances come from them (boxed with this frame
-            // in one hop in four, the three before it in the others).
+            // in one hop in two, the one before it in the others).
             foldSideRegions(rate == .strided ? sideRegions.stridedSmoothing : sideRegions.smoothing)
             sideRegionsHops += 1
             if rate == .strided || sideRegionsHops >= StereoSplitter.sideRegionsBoxHops {
@@ -432,7 +435,7 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
 
     /// Real-time thread. The beamformer's share of the centre, bin by bin, from the side regions
     /// (boxed): where one side's share of the lopsided power is 0.66 → 0.88 and their mean level
-    /// difference 2.6 → 8 dB, ramped (when the side regions are boxed: one hop in four).
+    /// difference 2.6 → 8 dB, ramped (when the side regions are boxed: one hop in two).
     private func updateBeamformerShare() {
         let share = beamformerShare, bins = stft.binCount
         let sidePower = sideRegions.boxedField(0), sideSigned = sideRegions.boxedField(1), sideDecibels = sideRegions.boxedField(2)

@@ -2,11 +2,11 @@ import Foundation
 @testable import RepeaterEngine
 import Testing
 
-/// While neither `centre` nor `sides` runs, the splitter analyses one hop in eight and folds those
-/// frames into its statistics with the smoothing raised to the 8th power (an eighth of the
-/// transforms, the same time constants). A switch into `centre` then has to sound as if the
+/// While neither `centre` nor `sides` runs, the splitter analyses one hop in `idleStride` (four, of
+/// 1024 frames at 48 kHz: a frame every 85 ms) and folds those frames into its statistics with the
+/// smoothing raised to that power (a quarter of the transforms, the same time constants). A switch into `centre` then has to sound as if the
 /// statistics had seen every hop.
-@Suite("Isolator: the statistics kept at an eighth of the rate while idle")
+@Suite("Isolator: the statistics kept at a fraction of the rate while idle")
 struct IdleAnalysisTests {
     /// A mix whose statistics matter: a centred melody (a tone changing every 0.3 s) over two
     /// noise parts panned to either side, louder and softer in turn over seconds.
@@ -44,16 +44,18 @@ struct IdleAnalysisTests {
         return (output, hopsSinceFold, hopsSinceCentreFold)
     }
 
-    /// Switches into `centre` 0 to 7 hops (of 512) after a strided analysis, about 8 s in (hop 752
-    /// is a multiple of 8: the first hop ends at frame 512), and compares the output from the
+    /// Switches into `centre` 0 to `idleStride` − 1 hops after a strided analysis, about 8 s in (the
+    /// first a hop whose number is a multiple of the stride: the first hop ends at frame `hop`), and compares the output from the
     /// switch on with the same switch when every hop was analysed: within −40 dB over 2 s and
     /// over the first 0.25 s. Returns the hops since the folds at each switch.
     static func compareAtEveryPhase(before: IsolationMode) -> [(covariance: Int, centre: Int)] {
         let total = 48_000 * 10
         let input = Self.mix(frameCount: total)
         var phases: [(covariance: Int, centre: Int)] = []
-        for extraHops in 0..<StereoSplitter.idleStride {
-            let switchFrame = 512 * (752 + extraHops)
+        let hop = StereoSplitter.frameFrames(sampleRate: 48_000) / StereoSplitter.overlap, stride = StereoSplitter.idleStride
+        let firstHop = (8 * 48_000 / hop / stride + 1) * stride
+        for extraHops in 0..<stride {
+            let switchFrame = hop * (firstHop + extraHops)
             let strided = Self.run(input, before: before, switchFrame: switchFrame, everyHop: false)
             let reference = Self.run(input, before: before, switchFrame: switchFrame, everyHop: true).output
             var difference = 0.0, energy = 0.0, firstDifference = 0.0, firstEnergy = 0.0
@@ -86,7 +88,7 @@ struct IdleAnalysisTests {
     }
 
     /// `sides` needs the covariance only: while it runs alone, what only `centre` uses (the side
-    /// regions, the masks, the centre model) is kept as while idle, one hop in eight.
+    /// regions, the masks, the centre model) is kept as while idle, one hop in `idleStride`.
     @Test("centre after 8 s of sides alone sounds as if the centre's statistics had followed every hop (within −40 dB), at every phase of their stride")
     func switchAfterSides() {
         let phases = Self.compareAtEveryPhase(before: .sides)
