@@ -117,38 +117,48 @@ extension JackSuites {
     struct ChimePlayTests {
         @Test("repeater chime --at 2:31 strikes 2 low, 2 high-low pairs and 1 high, spaced as scheduled, then exits 0")
         func chime231() throws {
-            let server = try TestServer()
-            let scratch = ScratchDirectory()
-            let capture = try Child(capturePath, ["--server", server.name, "--name", server.captureName, "--ports", "2",
-                                                  "--out", scratch.file("capture.wav"), "--seconds", "20",
-                                                  "--log", scratch.file("capture.log")], in: scratch.path)
-            try #require(capture.waitForOutput { $0.contains("ready") })
-            let outcome = try run(repeaterPath, ["chime", "--at", "2:31", "--server", server.name, "--connect", "\(server.captureName):in_"],
-                                  in: scratch.path)
-            #expect(outcome.status == 0, "\(outcome.stderr)")
-            capture.signal(SIGTERM)
-            #expect(capture.finish(timeout: 10).status == 0)
-            let samples = try readAll(scratch.file("capture.wav")).samples
-            let left = stride(from: 0, to: samples.count, by: 2).map { samples[$0] }
-            let onsets = detectOnsets(left)
-            let schedule = ChimeSchedule(hour: 2, minute: 31, sampleRate: 48_000)
-            #expect(onsets.count == 7 && schedule.count == 7)
-            if let first = onsets.first, onsets.count == schedule.count {
-                // Exact to the frame, but for whole periods the graph reported losing (or repeating)
-                // between the two clients, between the first strike and this one (the capture log).
+            // A lost or repeated period in the capture can put a step into a gong's decay, which the
+            // onset detector takes for a strike: only a run whose capture log reports a loss is
+            // tried again, up to three.
+            for attempt in 1...3 {
+                let server = try TestServer()
+                let scratch = ScratchDirectory()
+                let capture = try Child(capturePath, ["--server", server.name, "--name", server.captureName, "--ports", "2",
+                                                      "--out", scratch.file("capture.wav"), "--seconds", "20",
+                                                      "--log", scratch.file("capture.log")], in: scratch.path)
+                try #require(capture.waitForOutput { $0.contains("ready") })
+                let outcome = try run(repeaterPath, ["chime", "--at", "2:31", "--server", server.name, "--connect", "\(server.captureName):in_"],
+                                      in: scratch.path)
+                #expect(outcome.status == 0, "\(outcome.stderr)")
+                capture.signal(SIGTERM)
+                #expect(capture.finish(timeout: 10).status == 0)
+                let samples = try readAll(scratch.file("capture.wav")).samples
+                let left = stride(from: 0, to: samples.count, by: 2).map { samples[$0] }
+                let onsets = detectOnsets(left)
+                let schedule = ChimeSchedule(hour: 2, minute: 31, sampleRate: 48_000)
                 let losses = GraphLosses(logPath: scratch.file("capture.log"))
-                for (found, strike) in zip(onsets, schedule.strikes) {
-                    let error = (found - first) - strike.frame
-                    let periods = (error + 128 + 256 * 64) / 256 - 64  // the nearest whole number of 256-frame periods
-                    #expect(abs(error - 256 * periods) <= 1, "strike at \(strike.frame): off by \(error) frames")
-                    #expect(periods == 0 || losses.reported(in: first...found),
-                            "strike at \(strike.frame): \(periods) periods off where the graph reported no loss (\(losses.summary))")
+                if onsets.count != schedule.count && !losses.isEmpty && attempt < 3 {
+                    print("chime: \(onsets.count) onsets for \(schedule.count) strikes where the graph reported a loss in run \(attempt) (\(losses.summary)); again")
+                    continue
                 }
-                let kinds = onsets.map { onset in
-                    power(of: Gongs.highHz, in: left[onset..<(onset + 4096)], sampleRate: 48_000)
-                        > power(of: Gongs.lowHz, in: left[onset..<(onset + 4096)], sampleRate: 48_000)
+                #expect(onsets.count == 7 && schedule.count == 7, "onsets at \(onsets); the graph: \(losses.summary)")
+                if let first = onsets.first, onsets.count == schedule.count {
+                    // Exact to the frame, but for whole periods the graph reported losing (or repeating)
+                    // between the two clients, between the first strike and this one (the capture log).
+                    for (found, strike) in zip(onsets, schedule.strikes) {
+                        let error = (found - first) - strike.frame
+                        let periods = (error + 128 + 256 * 64) / 256 - 64  // the nearest whole number of 256-frame periods
+                        #expect(abs(error - 256 * periods) <= 1, "strike at \(strike.frame): off by \(error) frames")
+                        #expect(periods == 0 || losses.reported(in: first...found),
+                                "strike at \(strike.frame): \(periods) periods off where the graph reported no loss (\(losses.summary))")
+                    }
+                    let kinds = onsets.map { onset in
+                        power(of: Gongs.highHz, in: left[onset..<(onset + 4096)], sampleRate: 48_000)
+                            > power(of: Gongs.lowHz, in: left[onset..<(onset + 4096)], sampleRate: 48_000)
+                    }
+                    #expect(kinds == [false, false, true, false, true, false, true])
                 }
-                #expect(kinds == [false, false, true, false, true, false, true])
+                return
             }
         }
 
