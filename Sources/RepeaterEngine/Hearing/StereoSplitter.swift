@@ -61,9 +61,10 @@ import Glibc
 /// same within 3 dB and cost twice as much). A synthesis that starts is primed from the history:
 /// the frames not yet folded in are folded in at the full rate, and the last `overlap` frames (the
 /// two whose sum is the hop now playing) are analysed again and synthesised, so it plays from its
-/// first frame as if it had been running. While `sides` runs alone, it needs the covariance only: that is folded in
-/// every hop, and what only `centre` uses (the side regions, the masks, the centre model) one hop
-/// in `idleStride`, as while idle; a switch into `centre` folds in the frames they have not seen.
+/// first frame as if it had been running. While `sides` runs alone, it needs the covariance only:
+/// that is folded in every hop, and what only `centre` uses (the side regions, the masks, the
+/// centre model) one hop in `idleStride`, as while idle; a switch into `centre` folds in the frames
+/// they have not seen.
 struct StereoSplitter: ~Copyable, @unchecked Sendable {
     let stft: STFT
     /// Output frame n is input frame n − `latencyFrames` (= N).
