@@ -228,7 +228,7 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
             if hopsSinceFold < StereoSplitter.idleStride { return }
             analyse(history, end: lastFrameEnd, fold: .strided)
             hopsSinceFold = 0
-            hopsSinceCentreFold = 0  // (after `sides` alone it may have been 1…7 hops more: that frame's gap is skipped)
+            hopsSinceCentreFold = 0  // (after `sides` alone it may have been up to `idleStride` − 1 hops more: that frame's gap is skipped)
             return
         }
         if centreRunning || analysesEveryHopWhileIdle {
@@ -316,7 +316,7 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
         if let rate = fold.centre {
             // The side regions first: the masks' tolerances come from them (boxed with this frame
             // in one hop in two, the one before it in the others).
-            foldSideRegions(rate == .strided ? sideRegions.stridedSmoothing : sideRegions.smoothing)
+            foldSideRegions(sideRegions.smoothing(rate))
             sideRegionsHops += 1
             if rate == .strided || sideRegionsHops >= StereoSplitter.sideRegionsBoxHops {
                 sideRegions.box()
@@ -327,8 +327,8 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
         // The masks where the centre model takes this frame in or the centre is synthesised from
         // it (the output's only then).
         if fold.centre != nil || centreRunning { computeMasks(output: centreRunning) }
-        if let rate = fold.covariance { foldCovariance(rate == .strided ? covariance.stridedSmoothing : covariance.smoothing) }
-        if let rate = fold.centre { foldCentreModel(rate == .strided ? centreModel.stridedSmoothing : centreModel.smoothing) }
+        if let rate = fold.covariance { foldCovariance(covariance.smoothing(rate)) }
+        if let rate = fold.centre { foldCentreModel(centreModel.smoothing(rate)) }
     }
 
     /// Real-time thread. The analysed frame's two masks (the side regions boxed). Both follow the
@@ -607,6 +607,12 @@ func fastExp(_ x: SIMD8<Float>) -> SIMD8<Float> {
     p = p * f + 0.693147985
     p = p * f + 1
     return p * unsafeBitCast((n &+ 127) &<< 23, to: SIMD8<Float>.self)
+}
+
+extension BinStatistics {
+    /// Real-time thread. The weight of the past for a frame folded in at `rate`.
+    @inline(__always)
+    func smoothing(_ rate: StereoSplitter.Fold.Rate) -> Float { rate == .strided ? stridedSmoothing : smoothing }
 }
 
 /// Real-time thread. `fastLog10`, called: inlined into the side regions' fold, the compiler split
