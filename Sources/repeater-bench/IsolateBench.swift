@@ -10,11 +10,14 @@ import RepeaterKit
 /// share of the period; each mode's figure is set against `off` in the same round (the same
 /// server, file and minute), and the rounds take the modes in turn in a rotating order. What
 /// `isolate` adds is the mode's share less `off`'s (`off` still analyses one hop in four, so the
-/// statistics are settled when a mode starts).
+/// statistics are settled when a mode starts). With `--before DIR`, the `repeater` in DIR (an
+/// earlier build) plays the same runs in each round, after or before this one in turn, and the
+/// table sets what each mode adds against what it added there.
 struct IsolateBench {
     let seconds: Double
     let rounds: Int
     let repeater: String
+    let before: String?
     let scratch: String
 
     static let modes = ["off", "centre", "sides"]
@@ -26,6 +29,7 @@ struct IsolateBench {
         print("Hearing the part at speed 1: \(String(format: "%.0f", seconds)) s of \(material), \(rounds) round(s), a private real-time jackd (jackd -R, dummy, 48 kHz, 256 frames), --render-ahead 2")
         // render mean share per (file, mode), one value a round; and xruns/late per run
         var shares: [String: [Double]] = [:], added: [String: [Double]] = [:], troubles: [String: [String]] = [:]
+        let players = [("now", repeater)] + (before.map { [("before", $0)] } ?? [])
         for round in 1...rounds {
             FileHandle.standardError.write(Data("isolate round \(round)…\n".utf8))
             let server = try JackServerProcess(name: "repeater-bench", backend: .dummy(sampleRate: 48_000, period: 256), realtime: true)
@@ -34,39 +38,56 @@ struct IsolateBench {
             for (fileLabel, file) in [("44.1 kHz file", at441), ("48 kHz file", at48)] {
                 let shift = (round - 1) % Self.modes.count
                 let order = Array(Self.modes[shift...] + Self.modes[..<shift])
-                var thisRound: [String: Double] = [:]
-                for mode in order {
-                    let statsPath = scratch + "/isolate-stats.json"
-                    try? FileManager.default.removeItem(atPath: statsPath)
-                    var env = environment
-                    env["REPEATER_CALLBACK_STATS"] = statsPath
-                    measure(repeater, ["play", file, "--connect", "none", "--status", "none", "--no-session", "--render-ahead", "2",
-                                       "--isolate", mode], env)
-                    guard let stats = CallbackStats(path: statsPath), let render = stats.renderMean else {
-                        troubles["\(fileLabel) \(mode)", default: []].append("no figures")
-                        continue
+                for (player, binary) in round % 2 == 0 ? players.reversed() : players {
+                    var thisRound: [String: Double] = [:]
+                    let key = "\(player) \(fileLabel)"
+                    for mode in order {
+                        let statsPath = scratch + "/isolate-stats.json"
+                        try? FileManager.default.removeItem(atPath: statsPath)
+                        var env = environment
+                        env["REPEATER_CALLBACK_STATS"] = statsPath
+                        measure(binary, ["play", file, "--connect", "none", "--status", "none", "--no-session", "--render-ahead", "2",
+                                         "--isolate", mode], env)
+                        guard let stats = CallbackStats(path: statsPath), let render = stats.renderMean else {
+                            troubles["\(key) \(mode)", default: []].append("no figures")
+                            continue
+                        }
+                        thisRound[mode] = render
+                        shares["\(key) \(mode)", default: []].append(render * 100)
+                        troubles["\(key) \(mode)", default: []].append("\(stats.late ?? 0)/\(stats.xruns)")
                     }
-                    thisRound[mode] = render
-                    shares["\(fileLabel) \(mode)", default: []].append(render * 100)
-                    troubles["\(fileLabel) \(mode)", default: []].append("\(stats.late ?? 0)/\(stats.xruns)")
-                }
-                if let off = thisRound["off"] {
-                    for mode in Self.modes.dropFirst() { if let share = thisRound[mode] { added["\(fileLabel) \(mode)", default: []].append((share - off) * 100) } }
+                    if let off = thisRound["off"] {
+                        for mode in Self.modes.dropFirst() { if let share = thisRound[mode] { added["\(key) \(mode)", default: []].append((share - off) * 100) } }
+                    }
                 }
             }
             server.stop()
         }
-        print(padded("render mean, % of the period", 34) + padded("44.1 kHz file", 44) + "48 kHz file")
-        for mode in Self.modes {
-            func cell(_ file: String) -> String {
-                var text = rangeText(shares["\(file) \(mode)"]) + " %"
-                if let more = added["\(file) \(mode)"], !more.isEmpty { text += " (adds " + rangeText(more) + String(format: ", median %.2f)", median(more)) }
-                return text
+        for (player, binary) in players {
+            if players.count > 1 { print("\(player): \(binary)") }
+            print(padded("render mean, % of the period", 34) + padded("44.1 kHz file", 44) + "48 kHz file")
+            for mode in Self.modes {
+                func cell(_ file: String) -> String {
+                    var text = rangeText(shares["\(player) \(file) \(mode)"]) + " %"
+                    if let more = added["\(player) \(file) \(mode)"], !more.isEmpty { text += " (adds " + rangeText(more) + String(format: ", median %.2f)", median(more)) }
+                    return text
+                }
+                print(padded("--isolate \(mode)", 34) + padded(cell("44.1 kHz file"), 44) + cell("48 kHz file"))
             }
-            print(padded("--isolate \(mode)", 34) + padded(cell("44.1 kHz file"), 44) + cell("48 kHz file"))
+            func runs(_ file: String) -> String {
+                Self.modes.map { "\($0) " + (troubles["\(player) \(file) \($0)"] ?? []).joined(separator: ",") }.joined(separator: "; ")
+            }
+            print(padded("late periods / xruns per run", 34) + padded(runs("44.1 kHz file"), 44) + runs("48 kHz file"))
         }
-        print(padded("late periods / xruns per run", 34) + padded(Self.modes.map { "\($0) " + (troubles["44.1 kHz file \($0)"] ?? []).joined(separator: ",") }.joined(separator: "; "), 44)
-              + Self.modes.map { "\($0) " + (troubles["48 kHz file \($0)"] ?? []).joined(separator: ",") }.joined(separator: "; "))
+        guard players.count > 1 else { return }
+        print("what each mode adds, now against before (medians, % of the period; the ratio)")
+        for mode in Self.modes.dropFirst() {
+            let cells = ["44.1 kHz file", "48 kHz file"].map { file -> String in
+                guard let now = added["now \(file) \(mode)"], let then = added["before \(file) \(mode)"], !now.isEmpty, !then.isEmpty else { return "no figures" }
+                return String(format: "%.2f against %.2f (×%.2f)", median(now), median(then), median(now) / median(then))
+            }
+            print(padded("--isolate \(mode)", 34) + padded(cells[0], 44) + cells[1])
+        }
     }
 
     /// The music at both rates (the rates bench's track and copies); says what it is.

@@ -17,7 +17,7 @@ import RepeaterKit
 /// a file at another rate at speed 1 (RatesBench.swift; `--rates-seconds`, `--before DIR`); `loop`
 /// a 10 s loop at 0.75 replayed from the loop cache against live and mpv (LoopBench.swift;
 /// `--loop-seconds`, `--loop-minutes` for a long run's late periods and xruns); `isolate` the
-/// render's share with `--isolate off`, `centre` and `sides` (IsolateBench.swift; `--isolate-seconds`).
+/// render's share with `--isolate off`, `centre` and `sides` (IsolateBench.swift; `--isolate-seconds`, `--before DIR`).
 func runSystem(arguments: [String]) throws(RepeaterError) {
     var seconds = 60.0, rounds = 2, speed = 0.75, editSeconds = 10.0, ratesSeconds = 60.0, loopSeconds = 60.0, loopMinutes = 0.0
     var isolateSeconds = 25.0
@@ -61,7 +61,7 @@ func runSystem(arguments: [String]) throws(RepeaterError) {
         try LoopBench(seconds: loopSeconds, rounds: rounds, minutes: loopMinutes, repeater: repeater, capture: capture, mpv: mpv, scratch: scratch).run()
     }
     if parts.contains("isolate") {
-        try IsolateBench(seconds: isolateSeconds, rounds: rounds, repeater: repeater, scratch: scratch).run()
+        try IsolateBench(seconds: isolateSeconds, rounds: rounds, repeater: repeater, before: before, scratch: scratch).run()
     }
 }
 

@@ -4,14 +4,15 @@
 //       the engine in this process (no JACK): stretcher cost through the bare library, the
 //       `Stretcher` wrapper and `Engine.render`, at 256-frame periods; bypass against a bare copy.
 //   repeater-bench system [--seconds 60] [--rounds 2] [--rate 0.75] [--file F] [--edits-seconds 10]
-//                         [--parts stretch,rates,loop] [--rates-seconds 60] [--before DIR]
-//                         [--loop-seconds 60] [--loop-minutes M]
+//                         [--parts stretch,rates,loop,isolate] [--rates-seconds 60] [--before DIR]
+//                         [--loop-seconds 60] [--loop-minutes M] [--isolate-seconds 25]
 //       whole programs on a private real-time jackd: librubberband alone, repeater, mpv (CPU,
 //       stretching's own cost, ratios), the callback's mean/p99.9/worst, xruns, live edits; a file
 //       at another rate at speed 1 (44.1 kHz on 48 kHz and back) against the same player with the
 //       file at the server's rate and mpv (with DIR's repeater too: a build before a change); a
 //       10 s loop at 0.75 replayed from the loop cache against live, speed 1 and mpv (and M minutes
-//       of it: late periods and xruns).
+//       of it: late periods and xruns); what `--isolate centre` and `sides` add to the render at
+//       speed 1 over `off` (and against DIR's repeater in the same rounds).
 //   repeater-bench memory [--minutes 5] [--every 1.5]
 //       two players on a private jackd given the same rate/pitch change every 1.5 s (a stretcher
 //       built and freed each time), one as shipped and one with glibc's allocator at its defaults:
