@@ -21,34 +21,30 @@ struct IsolateBench {
     let scratch: String
 
     static let modes = ["off", "centre", "sides"]
+    static let files = ["44.1 kHz file", "48 kHz file"]
 
     func run() throws(RepeaterError) {
         let at441 = scratch + "/isolate-44100.wav", at48 = scratch + "/isolate-48000.wav"
         let material = try makeMaterial(at441: at441, at48: at48)
         print("")
         print("Hearing the part at speed 1: \(String(format: "%.0f", seconds)) s of \(material), \(rounds) round(s), a private real-time jackd (jackd -R, dummy, 48 kHz, 256 frames), --render-ahead 2")
-        // render mean share per (file, mode), one value a round; and xruns/late per run
+        // render mean share per (player, file, mode), one value a round; and xruns/late per run
         var shares: [String: [Double]] = [:], added: [String: [Double]] = [:], troubles: [String: [String]] = [:]
         let players = [("now", repeater)] + (before.map { [("before", $0)] } ?? [])
+        let files = [(Self.files[0], at441), (Self.files[1], at48)]
         for round in 1...rounds {
             FileHandle.standardError.write(Data("isolate round \(round)…\n".utf8))
             let server = try JackServerProcess(name: "repeater-bench", backend: .dummy(sampleRate: 48_000, period: 256), realtime: true)
             stopOnSignal(server)
             let environment = ["JACK_NO_START_SERVER": "1", "JACK_DEFAULT_SERVER": server.name]
-            for (fileLabel, file) in [("44.1 kHz file", at441), ("48 kHz file", at48)] {
-                let shift = (round - 1) % Self.modes.count
-                let order = Array(Self.modes[shift...] + Self.modes[..<shift])
+            let shift = (round - 1) % Self.modes.count
+            let order = Array(Self.modes[shift...] + Self.modes[..<shift])
+            for (fileLabel, file) in files {
                 for (player, binary) in round % 2 == 0 ? players.reversed() : players {
-                    var thisRound: [String: Double] = [:]
                     let key = "\(player) \(fileLabel)"
+                    var thisRound: [String: Double] = [:]
                     for mode in order {
-                        let statsPath = scratch + "/isolate-stats.json"
-                        try? FileManager.default.removeItem(atPath: statsPath)
-                        var env = environment
-                        env["REPEATER_CALLBACK_STATS"] = statsPath
-                        measure(binary, ["play", file, "--connect", "none", "--status", "none", "--no-session", "--render-ahead", "2",
-                                         "--isolate", mode], env)
-                        guard let stats = CallbackStats(path: statsPath), let render = stats.renderMean else {
+                        guard let stats = play(binary, file, mode: mode, environment: environment), let render = stats.renderMean else {
                             troubles["\(key) \(mode)", default: []].append("no figures")
                             continue
                         }
@@ -56,38 +52,51 @@ struct IsolateBench {
                         shares["\(key) \(mode)", default: []].append(render * 100)
                         troubles["\(key) \(mode)", default: []].append("\(stats.late ?? 0)/\(stats.xruns)")
                     }
-                    if let off = thisRound["off"] {
-                        for mode in Self.modes.dropFirst() { if let share = thisRound[mode] { added["\(key) \(mode)", default: []].append((share - off) * 100) } }
+                    guard let off = thisRound["off"] else { continue }
+                    for mode in Self.modes.dropFirst() {
+                        if let share = thisRound[mode] { added["\(key) \(mode)", default: []].append((share - off) * 100) }
                     }
                 }
             }
             server.stop()
         }
+        func row(_ label: String, _ cell: (String) -> String) {
+            print(padded(label, 34) + padded(cell(Self.files[0]), 44) + cell(Self.files[1]))
+        }
         for (player, binary) in players {
             if players.count > 1 { print("\(player): \(binary)") }
-            print(padded("render mean, % of the period", 34) + padded("44.1 kHz file", 44) + "48 kHz file")
+            row("render mean, % of the period") { $0 }
             for mode in Self.modes {
-                func cell(_ file: String) -> String {
+                row("--isolate \(mode)") { file in
                     var text = rangeText(shares["\(player) \(file) \(mode)"]) + " %"
                     if let more = added["\(player) \(file) \(mode)"], !more.isEmpty { text += " (adds " + rangeText(more) + String(format: ", median %.2f)", median(more)) }
                     return text
                 }
-                print(padded("--isolate \(mode)", 34) + padded(cell("44.1 kHz file"), 44) + cell("48 kHz file"))
             }
-            func runs(_ file: String) -> String {
+            row("late periods / xruns per run") { file in
                 Self.modes.map { "\($0) " + (troubles["\(player) \(file) \($0)"] ?? []).joined(separator: ",") }.joined(separator: "; ")
             }
-            print(padded("late periods / xruns per run", 34) + padded(runs("44.1 kHz file"), 44) + runs("48 kHz file"))
         }
         guard players.count > 1 else { return }
         print("what each mode adds, now against before (medians, % of the period; the ratio)")
         for mode in Self.modes.dropFirst() {
-            let cells = ["44.1 kHz file", "48 kHz file"].map { file -> String in
+            row("--isolate \(mode)") { file in
                 guard let now = added["now \(file) \(mode)"], let then = added["before \(file) \(mode)"], !now.isEmpty, !then.isEmpty else { return "no figures" }
                 return String(format: "%.2f against %.2f (×%.2f)", median(now), median(then), median(now) / median(then))
             }
-            print(padded("--isolate \(mode)", 34) + padded(cells[0], 44) + cells[1])
         }
+    }
+
+    /// One run: `binary` plays `file` with `--isolate mode` for `seconds` (`measure`), and what its
+    /// callback statistics say (nil if it wrote none).
+    private func play(_ binary: String, _ file: String, mode: String, environment: [String: String]) -> CallbackStats? {
+        let statsPath = scratch + "/isolate-stats.json"
+        try? FileManager.default.removeItem(atPath: statsPath)
+        var env = environment
+        env["REPEATER_CALLBACK_STATS"] = statsPath
+        measure(binary, ["play", file, "--connect", "none", "--status", "none", "--no-session", "--render-ahead", "2",
+                         "--isolate", mode], env)
+        return CallbackStats(path: statsPath)
     }
 
     /// The music at both rates (the rates bench's track and copies); says what it is.
