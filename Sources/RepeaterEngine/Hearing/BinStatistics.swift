@@ -31,10 +31,8 @@ struct BinStatistics: ~Copyable, @unchecked Sendable {
         smoothing = Float(perHop)
         stridedSmoothing = Float(pow(perHop, Double(stride)))
         let padded = binCount + 2 * binRadius
-        storage = .allocate(capacity: fieldCount * padded)
-        storage.initialize(repeating: 0, count: fieldCount * padded)
-        boxed = .allocate(capacity: fieldCount * binCount)
-        boxed.initialize(repeating: 0, count: fieldCount * binCount)
+        storage = .zeroed(fieldCount * padded)
+        boxed = .zeroed(fieldCount * binCount)
     }
 
     deinit {
@@ -89,5 +87,14 @@ struct BinStatistics: ~Copyable, @unchecked Sendable {
             for k in 0..<binCount where values[k].isSubnormal { count += 1 }
         }
         return count
+    }
+}
+
+extension UnsafeMutablePointer where Pointee == Float {
+    /// Control thread. `count` floats, allocated and set to 0 (the splitter's per-bin state).
+    static func zeroed(_ count: Int) -> UnsafeMutablePointer<Float> {
+        let values = UnsafeMutablePointer<Float>.allocate(capacity: count)
+        values.initialize(repeating: 0, count: count)
+        return values
     }
 }

@@ -29,7 +29,11 @@ import Glibc
 ///   (the mask and the Wiener filter then lose a centred bass under a guitar hard left). The two
 ///   are mixed per bin by the side regions: where one side's share is high (0.66 → 0.88) and d is
 ///   (2.6 → 8 dB), each ramped linearly, the beamformer; elsewhere the Wiener filter.
-/// - an output mask on the frame's own cues, a logistic step in |ILD| at b = 0.25 × d dB
+/// - the precedence (`Precedence`): where a bin's power is still within ±4.6 dB of what it was at
+///   its last onset, both masks are raised to what they were at that onset (held over 3 s): a
+///   sustained note that began in the middle stays there while its own reverberation pulls its
+///   level difference aside (the reverberant trumpet of the studio mixes +2.75 → +6.37 dB).
+/// - an output mask on the frame's own cues, a logistic step in |ILD| at b = 0.2 × d dB
 ///   (0.5 … 6 dB), as wide as 0.45 × b, scaled to 1 at 0 dB, times the same phase term, to the
 ///   power 0.24 (a gentle mask: −1.2 dB at the boundary, −4.6 dB at twice it, −9 dB at three
 ///   times). It multiplies the Wiener filter's output: the statistics are smoothed over 0.2 s
@@ -88,7 +92,7 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     static let levelToleranceMin: Float = 0.68, levelToleranceMax: Float = 4
     /// The output mask's boundary per dB of the side regions' level difference, its range, its
     /// softness (a share of the boundary) and its exponent.
-    static let outputBoundaryPerDecibel: Float = 0.25
+    static let outputBoundaryPerDecibel: Float = 0.2
     static let outputBoundaryMin: Float = 0.5, outputBoundaryMax: Float = 6
     static let outputSoftness: Float = 0.45
     static let outputExponent: Float = 0.24
@@ -138,6 +142,8 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     private let outputBoundaryScale: UnsafeMutablePointer<Float>
     /// ln(1 + e^x) at 0 dB (x = −1/`outputSoftness`), as `computeMasks` computes it (`fastSoftplus`).
     private let softplusAtCentre: Float
+    /// Both masks raised, while a bin's sound holds it, to what they were at its onset.
+    let precedence: Precedence
     /// Per bin, κ(f): the estimate mask's level tolerance per dB of the side regions' level
     /// difference (`levelTolerancePerDecibel`).
     private let levelTolerance: UnsafeMutablePointer<Float>
@@ -183,11 +189,7 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
         right = stft.makeSpectrum()
         centreSpectrum = stft.makeSpectrum()
         sidesSpectrum = stft.makeSpectrum()
-        func perBin() -> UnsafeMutablePointer<Float> {
-            let values = UnsafeMutablePointer<Float>.allocate(capacity: bins)
-            values.initialize(repeating: 0, count: bins)
-            return values
-        }
+        func perBin() -> UnsafeMutablePointer<Float> { .zeroed(bins) }
         mask = perBin()
         outputMask = perBin()
         beamformerShare = perBin()
@@ -195,6 +197,7 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
         outputBoundary = perBin()
         outputBoundaryScale = perBin()
         levelTolerance = perBin()
+        precedence = Precedence(binCount: bins, hopFrames: hop, sampleRate: sampleRate, stride: stride)
         for k in 0..<bins {
             let hertz = max(20, Double(k) * Double(sampleRate) / Double(stft.frameFrames))
             levelTolerance[k] = StereoSplitter.levelTolerancePerDecibel * Float(pow(hertz / 1000, StereoSplitter.levelToleranceSlope))
@@ -337,8 +340,9 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
             }
         }
         // The masks where the centre model takes this frame in or the centre is synthesised from
-        // it (the output's only then).
-        if fold.centre != nil || centreRunning { computeMasks(output: centreRunning) }
+        // it (both: the precedence holds the output's too, so that a `centre` that starts finds
+        // it as if it had been running; one frame in four while idle).
+        if fold.centre != nil || centreRunning { computeMasks(fold: fold.centre) }
         if let rate = fold.covariance { foldCovariance(covariance.smoothing(rate)) }
         if let rate = fold.centre { foldCentreModel(centreModel.smoothing(rate)) }
     }
@@ -358,7 +362,7 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
     /// Eight bins at a time (`MaskLanes`; the last, partial group through lanes padded with
     /// silence): the exponentials and logarithms are polynomials, and a bin at a time they were
     /// the splitter's largest cost.
-    private func computeMasks(output: Bool) {
+    private func computeMasks(fold: Fold.Rate?) {
         let left = self.left, right = self.right, mask = self.mask, outputMask = self.outputMask
         let levelWeight = self.levelWeight, outputBoundary = self.outputBoundary, outputBoundaryScale = self.outputBoundaryScale
         let softplusAtCentre = self.softplusAtCentre
@@ -368,11 +372,12 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
             let n = min(8, bins - k)
             let (lr, li) = BinLanes.complex(left, k, n), (rr, ri) = BinLanes.complex(right, k, n)
             let bin = MaskLanes(leftReal: lr, leftImaginary: li, rightReal: rr, rightImaginary: ri)
-            BinLanes.store(bin.estimateMask(levelWeight: BinLanes.load(levelWeight, k, n)), mask, k, n)
-            if output {
-                BinLanes.store(bin.outputMask(boundary: BinLanes.load(outputBoundary, k, n), scale: BinLanes.load(outputBoundaryScale, k, n),
-                                              softplusAtCentre: softplusAtCentre), outputMask, k, n)
-            }
+            var estimate = bin.estimateMask(levelWeight: BinLanes.load(levelWeight, k, n))
+            var output = bin.outputMask(boundary: BinLanes.load(outputBoundary, k, n), scale: BinLanes.load(outputBoundaryScale, k, n),
+                                        softplusAtCentre: softplusAtCentre)
+            precedence.step(k, n, power: bin.leftPower + bin.rightPower, estimate: &estimate, output: &output, fold: fold)
+            BinLanes.store(estimate, mask, k, n)
+            BinLanes.store(output, outputMask, k, n)
             k += 8
         }
     }
@@ -555,7 +560,7 @@ struct StereoSplitter: ~Copyable, @unchecked Sendable {
 
     /// Subnormal values in the statistics (none, by construction; the tests check).
     func subnormalCount() -> Int {
-        covariance.subnormalCount() + centreModel.subnormalCount() + sideRegions.subnormalCount()
+        covariance.subnormalCount() + centreModel.subnormalCount() + sideRegions.subnormalCount() + precedence.subnormalCount()
     }
 }
 
@@ -697,17 +702,17 @@ private func magnitude(_ x: SIMD8<Float>) -> SIMD8<Float> {
 // gives the other operand, as `Float.minimum` does) in two compares and a blend.
 
 @inline(__always)
-private func lanesMin(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+func lanesMin(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
     a.replacing(with: b, where: (b .< a) .| (a .!= a))
 }
 
 @inline(__always)
-private func lanesMax(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+func lanesMax(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
     a.replacing(with: b, where: (b .> a) .| (a .!= a))
 }
 
 @inline(__always)
-private func lanesClamp(_ x: SIMD8<Float>, _ low: Float, _ high: Float) -> SIMD8<Float> {
+func lanesClamp(_ x: SIMD8<Float>, _ low: Float, _ high: Float) -> SIMD8<Float> {
     lanesMin(lanesMax(x, SIMD8(repeating: low)), SIMD8(repeating: high))
 }
 
@@ -733,7 +738,7 @@ private func flushed(_ x: SIMD8<Float>) -> SIMD8<Float> {
 /// Real-time thread. Eight bins from bin k of a per-bin array or an interleaved spectrum, `n` of
 /// them real (the last group of a spectrum, 1025 bins at 48 kHz, has one: the other lanes load as
 /// `pad` and are not stored).
-private enum BinLanes {
+enum BinLanes {
     @inline(__always)
     static func load(_ p: UnsafeMutablePointer<Float>, _ k: Int, _ n: Int, pad: Float = 0) -> SIMD8<Float> {
         if n == 8 { return UnsafeRawPointer(p + k).loadUnaligned(as: SIMD8<Float>.self) }

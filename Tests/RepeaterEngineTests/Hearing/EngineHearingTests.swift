@@ -10,17 +10,6 @@ private func centredAndLeft(_ frame: Int, _ channel: Int) -> Float {
     return centre + (channel == 0 ? left : 0)
 }
 
-/// The level (dB) of `frequency` in `samples[range]`, by correlation with a sine and a cosine.
-private func toneLevel(_ samples: [Float], _ range: Range<Int>, _ frequency: Double) -> Double {
-    var s = 0.0, c = 0.0
-    for n in range {
-        let phase = 2 * Double.pi * frequency * Double(n) / 48_000
-        s += Double(samples[n]) * sin(phase)
-        c += Double(samples[n]) * cos(phase)
-    }
-    let amplitude = 2 * (s * s + c * c).squareRoot() / Double(range.count)
-    return 20 * log10(max(amplitude, 1e-12))
-}
 
 @Suite("Engine: hearing the part through render")
 struct EngineHearingTests {
