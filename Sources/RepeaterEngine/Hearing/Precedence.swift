@@ -22,8 +22,8 @@ import Glibc
 /// Measured on the studio mixes (`StudioMixIsolationTests`, SI-SDR of the centred lead over the
 /// plain mix): the reverberant trumpet +2.75 → +6.37 dB, the reverberant voices +0.2 … +0.4, the
 /// voices at ±0.4 and ±0.7 +0.2 … +0.3; the dry trumpets −0.1 … −0.3, and the real-music mixes
-/// −0.6 … 0 (their own centred parts, which `centre` keeps, count there as the added voice's
-/// interference). Tried and measured lower: the masks replaced by the held ones (not only raised:
+/// −0.4 … 0 (likely, not traced: more of their own centred parts, which `centre` keeps, counted
+/// there against the added voice). Tried and measured lower: the masks replaced by the held ones (not only raised:
 /// the voices −0.3 … −0.6), a hold that ends when the power falls, an onset taken from the power
 /// that is new in the frame (its own cues), the hold only below or above some frequency.
 ///
@@ -55,11 +55,10 @@ struct Precedence: ~Copyable, @unchecked Sendable {
         stridedRecentSmoothing = Float(pow(recent, Double(stride)))
         holdRate = Float(1 - hold)
         stridedHoldRate = Float(1 - pow(hold, Double(stride)))
-        func perBin() -> UnsafeMutablePointer<Float> { .zeroed(binCount) }
-        recentPower = perBin()
-        onsetPower = perBin()
-        heldEstimate = perBin()
-        heldOutput = perBin()
+        recentPower = .zeroed(binCount)
+        onsetPower = .zeroed(binCount)
+        heldEstimate = .zeroed(binCount)
+        heldOutput = .zeroed(binCount)
     }
 
     deinit {

@@ -10,7 +10,6 @@ private func centredAndLeft(_ frame: Int, _ channel: Int) -> Float {
     return centre + (channel == 0 ? left : 0)
 }
 
-
 @Suite("Engine: hearing the part through render")
 struct EngineHearingTests {
     @Test("isolate sides in render: the centred tone falls by more than 20 dB, the side tone stays within 1 dB; the delay is reported; back to off, bit for bit")
