@@ -77,27 +77,18 @@ struct StudioMixIsolationTests {
             #expect(row.centreSDR - row.plainSDR >= 0, "\(label): centre \(String(format: "%+.2f", row.centreSDR - row.plainSDR)) dB")
             #expect(row.leadThroughSides <= -20, "\(label): the lead through sides at \(row.leadThroughSides) dB")
         }
-        // Issue 29's goals. Met by the splitter (StereoSplitter: the masks' tolerances follow how
-        // far apart the panned parts sit, and the level tolerance widens with frequency; the
-        // output mask; the precedence, which holds a bin's masks to what they were at its sound's
-        // onset) on eight of the nine synthetic mixes, asserted; the ninth is a known issue with
-        // its figure: the voice over the spread layout dry, +7.6 (goal +8: below 500 Hz the
-        // accompaniment's parts overlap in the same bins and pass as the middle).
+        // Issue 29's goals, met on all nine synthetic mixes by the splitter (StereoSplitter: the
+        // masks' tolerances follow how far apart the panned parts sit, and the level tolerance
+        // widens with frequency; the output mask; the precedence, which holds a bin's masks to
+        // what they were at its sound's onset; the pitch grouping, which finds a voiced lead's
+        // bins below 500 Hz by the harmonics of its pitch above 300 Hz).
         // See docs/manual.md, "Hearing the part".
         func goal(_ row: Row) -> Double { row.reverb ? 6 : 8 }
-        func text(_ row: Row) -> String {
-            "\(row.name), \(row.panning), reverb \(row.reverb): centre \(String(format: "%+.2f", row.centreSDR - row.plainSDR)) dB"
-        }
-        let short: Set<String> = ["song + voice|±0.2/0.4/0.7|false"]
         let synthetic = rows.filter { !$0.isRecording }
         #expect(synthetic.count == 9)
-        for row in synthetic where !short.contains("\(row.name)|\(row.panning)|\(row.reverb)") {
-            #expect(row.centreSDR - row.plainSDR >= goal(row), "\(text(row))")
-        }
-        withKnownIssue("issue 29: centre below its goal on the spread layout (voice dry +7.6)") {
-            for row in synthetic where short.contains("\(row.name)|\(row.panning)|\(row.reverb)") {
-                #expect(row.centreSDR - row.plainSDR >= goal(row), "\(text(row))")
-            }
+        for row in synthetic {
+            #expect(row.centreSDR - row.plainSDR >= goal(row),
+                    "\(row.name), \(row.panning), reverb \(row.reverb): centre \(String(format: "%+.2f", row.centreSDR - row.plainSDR)) dB")
         }
     }
 }
