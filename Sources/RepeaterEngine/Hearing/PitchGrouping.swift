@@ -53,6 +53,9 @@ struct PitchGrouping: ~Copyable, @unchecked Sendable {
 
     /// The evidence's first and last bins, the last bin grouped, the pitch range (bins).
     let evidenceLow: Int, evidenceHigh: Int, groupedHigh: Int
+    /// Whether the bands fit the transform (from a sample rate of about 1 kHz; below 5 kHz the
+    /// evidence ends at the Nyquist frequency).
+    let fits: Bool
     let pitchLow: Float, pitchHigh: Float
     /// The evidence, per bin (0 … `evidenceHigh`); once summed, the larger of each bin and the next.
     private let evidence: UnsafeMutablePointer<Float>
@@ -65,6 +68,7 @@ struct PitchGrouping: ~Copyable, @unchecked Sendable {
         evidenceLow = Int(PitchGrouping.evidenceLowHertz / hertzPerBin)
         evidenceHigh = min(binCount - 1, Int(PitchGrouping.evidenceHighHertz / hertzPerBin))
         groupedHigh = min(binCount - 1, Int(PitchGrouping.groupedHighHertz / hertzPerBin))
+        fits = evidenceHigh >= evidenceLow + 8 && groupedHigh >= 1
         pitchLow = Float(PitchGrouping.pitchLowHertz / hertzPerBin)
         pitchHigh = Float(PitchGrouping.pitchHighHertz / hertzPerBin)
         evidence = .zeroed(evidenceHigh + 1)
@@ -84,6 +88,9 @@ struct PitchGrouping: ~Copyable, @unchecked Sendable {
     /// both masks.
     func apply(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
                estimate: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>) {
+        last[0] = 0
+        last[1] = 0
+        guard fits else { return }
         // Eight bins at a time: √x as x/√x (`fastReciprocalSquareRoot`; the standard library's
         // square root is a call the real-time check does not see into).
         var sum = SIMD8<Float>()
@@ -103,8 +110,6 @@ struct PitchGrouping: ~Copyable, @unchecked Sendable {
         // Each bin now holds the larger of itself and the next (what `peak` reads).
         for k in evidenceLow..<evidenceHigh { evidence[k] = max(evidence[k], evidence[k + 1]) }
         evidence[evidenceHigh] = 0
-        last[0] = 0
-        last[1] = 0
         let mean = total / Float(evidenceHigh - evidenceLow + 1)
         guard mean > 1e-20 else { return }
         // Coarse steps over the range, then fine ones around the best.

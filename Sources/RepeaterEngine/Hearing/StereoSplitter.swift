@@ -35,8 +35,8 @@ import Glibc
 ///   level difference aside (the reverberant trumpet of the studio mixes +2.75 → +6.37 dB).
 /// - the pitch grouping (`PitchGrouping`): below 500 Hz, where the accompaniment's parts overlap
 ///   and their level differences cancel, the bins on the harmonics of the centre estimate's pitch
-///   (80 … 280 Hz, found from its harmonics at 300 Hz … 2.5 kHz) are raised toward 1, and the
-///   bins between them taken down as far as the masks doubt them (at most by half; a bin the
+///   (80 … 280 Hz, found from its harmonics at 300 Hz … 2.5 kHz) are raised toward the pitch's
+///   confidence, and the bins between them taken down as far as the masks doubt them (at most by half; a bin the
 ///   estimate holds whole keeps it): the voices of the studio mixes +0.3 … +1.2 dB, the spread
 ///   voice +7.60 → +8.27.
 /// - an output mask on the frame's own cues, a logistic step in |ILD| at b = 0.2 × d dB

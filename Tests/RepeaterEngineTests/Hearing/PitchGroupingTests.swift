@@ -11,14 +11,14 @@ struct PitchGroupingTests {
     /// A centred harmonic tone (15 harmonics, 1/h) of `pitch` Hz from 0.5 s to the end, and a part
     /// panned +0.4 (5.9 dB aside) at 175 Hz from the start, twice the tone's fundamental: it shares
     /// the fundamental's bins (23.4 Hz apart) and pulls their level cue aside.
-    static func mix(pitch: Double, frameCount: Int) -> [[Float]] {
+    static func mix(pitch: Double, frameCount: Int, rate: Double = rate) -> [[Float]] {
         var left = [Float](repeating: 0, count: frameCount), right = left
         let (partLeft, partRight) = (cos(1.4 * Double.pi / 4), sin(1.4 * Double.pi / 4))
         for i in 0..<frameCount {
             let t = Double(i) / rate
             let part = 0.2 * sin(2 * Double.pi * 175 * t)
             var tone = 0.0
-            if i >= 24_000 { for h in 1...15 { tone += 0.1 / Double(h) * sin(2 * Double.pi * pitch * Double(h) * t) } }
+            if t >= 0.5 { for h in 1...15 where pitch * Double(h) < rate / 2 { tone += 0.1 / Double(h) * sin(2 * Double.pi * pitch * Double(h) * t) } }
             left[i] = Float(tone + part * partLeft)
             right[i] = Float(tone + part * partRight)
         }
@@ -28,7 +28,7 @@ struct PitchGroupingTests {
     /// The mix through `centre` (with or without the grouping; aligned with the input) and the
     /// pitch the grouping found in the last frame analysed before input frame `probe` (a multiple
     /// of 256).
-    static func run(_ input: [[Float]], grouping: Bool, probe: Int) -> (centre: [[Float]], pitchHertz: Double, confidence: Float) {
+    static func run(_ input: [[Float]], grouping: Bool, probe: Int, rate: Double = rate) -> (centre: [[Float]], pitchHertz: Double, confidence: Float) {
         var isolator = Isolator(channelCount: 2, sampleRate: Int(rate))
         isolator.splitter?.groupsByPitch = grouping
         isolator.setMode(.centre)
@@ -77,5 +77,16 @@ struct PitchGroupingTests {
         print("400 Hz tone: the pitch found \(String(format: "%.1f", grouped.pitchHertz)) Hz (0: none), the output with and without the grouping differs by at most \(largest)")
         #expect(grouped.pitchHertz == 0)
         #expect(largest < 1e-6, "nothing is grouped")
+    }
+
+    @Test("the pitch is found at other sample rates (the bands in bins follow the transform)", arguments: [8_000, 22_050, 96_000])
+    func otherRates(sampleRate: Int) {
+        let rate = Double(sampleRate), count = 3 * sampleRate
+        let input = Self.mix(pitch: 160, frameCount: count, rate: rate)
+        let probe = (2 * sampleRate / 256) * 256
+        let grouped = Self.run(input, grouping: true, probe: probe, rate: rate)
+        print("\(sampleRate) Hz: the pitch found \(String(format: "%.1f", grouped.pitchHertz)) Hz, confidence \(String(format: "%.2f", grouped.confidence))")
+        #expect(abs(grouped.pitchHertz - 160) < 3.2)
+        #expect(grouped.confidence > 0.5)
     }
 }
