@@ -36,9 +36,9 @@ import Glibc
 /// - the pitch grouping (`PitchGrouping`): below 500 Hz, where the accompaniment's parts overlap
 ///   and their level differences cancel, the bins on the harmonics of the centre estimate's pitch
 ///   (80 … 280 Hz, found from its harmonics at 300 Hz … 2.5 kHz) are raised toward the pitch's
-///   confidence, and the bins between them taken down as far as the masks doubt them (at most by half; a bin the
-///   estimate holds whole keeps it): the voices of the studio mixes +0.3 … +1.2 dB, the spread
-///   voice +7.60 → +8.27.
+///   confidence, and the bins between them taken down as far as the masks doubt them (at most by
+///   half; a bin the estimate holds whole keeps it): the voices of the studio mixes
+///   +0.3 … +1.2 dB, the spread voice +7.60 → +8.27.
 /// - an output mask on the frame's own cues, a logistic step in |ILD| at b = 0.2 × d dB
 ///   (0.5 … 6 dB), as wide as 0.45 × b, scaled to 1 at 0 dB, times the same phase term, to the
 ///   power 0.24 (a gentle mask: −1.2 dB at the boundary, −4.6 dB at twice it, −9 dB at three
